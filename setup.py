@@ -1,0 +1,44 @@
+"""pagesieve: install with `pip install -e .` (dev) or build a wheel; see README."""
+
+from setuptools import find_packages, setup
+
+# Root folders of the design card become subpackages of `pagesieve`, so an install never puts
+# generic top-level modules such as `models` or `jobs` into site-packages. Nested packages are
+# discovered: an unlisted one imports under an editable install but is missing from the wheel.
+ROOTS = {"jobs": "jobs", "models": "models", "udfs": "udfs", "spiders": "spiders", "conf": "conf"}
+
+package_dir = {"pagesieve": "pagesieve"}
+packages = ["pagesieve"] + [f"pagesieve.{p}" for p in find_packages("pagesieve")]
+for sub, folder in ROOTS.items():
+    package_dir[f"pagesieve.{sub}"] = folder
+    packages += [f"pagesieve.{sub}"] + [f"pagesieve.{sub}.{p}" for p in find_packages(folder)]
+
+setup(
+    name="pagesieve",
+    version="0.1.0",
+    description="Web page cleaning and extraction on Spark: WARC/crawl -> pages -> clean text and records",
+    python_requires=">=3.11",
+    package_dir=package_dir,
+    packages=packages,
+    package_data={"pagesieve.conf": ["*.toml", "*.json", "*.txt", "*.properties"]},
+    install_requires=[
+        "pyspark>=4.0,<5",
+        "pandas>=2.2,<3",
+        "pyarrow>=16",
+        "numpy>=1.26",
+        "lxml>=5.2",
+        "lxml_html_clean>=0.4",
+        "fastwarc>=2.0,<3",
+        "resiliparse>=2.0,<3",
+        "warcio>=1.7",
+        "brotli>=1.1",
+        "fsspec>=2024.2",
+    ],
+    extras_require={
+        # torch is needed by the neural methods only; 2.13.0 (the CPU wheel on our machines) satisfies it.
+        "neural": ["torch>=2.2,<2.14"],
+        "peers": ["trafilatura>=2.0"],
+        "test": ["pytest>=8", "ruff>=0.6"],
+    },
+    entry_points={"console_scripts": ["pagesieve = pagesieve.cli:main"]},
+)
