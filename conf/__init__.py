@@ -1,0 +1,1 @@
+"""Packaged defaults and domain knowledge as data: one commented TOML file per component."""

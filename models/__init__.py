@@ -1,0 +1,1 @@
+"""The methods: pure Python (+ torch for the neural ones). Nothing here imports Spark."""

@@ -1,0 +1,29 @@
+"""CNR settings: packaged defaults in conf/cnr.toml."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pagesieve.settings import build_settings, load_defaults
+
+__all__ = ["CNRSettings"]
+
+
+@dataclass(frozen=True, slots=True)
+class CNRSettings:
+    non_content_tags: tuple[str, ...] = ()
+    top_fraction: float = 0.1
+    top_min: int = 3
+    adjust: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.top_fraction <= 1:
+            raise ValueError(f"top_fraction must be in (0, 1], got {self.top_fraction}")
+        if self.top_min < 1:
+            raise ValueError(f"top_min must be >= 1, got {self.top_min}")
+
+    @classmethod
+    def load(cls, *overrides: dict[str, Any]) -> CNRSettings:
+        """Packaged defaults, then each override layer (a user file, then --conf pairs)."""
+        return build_settings(cls, load_defaults("cnr"), *overrides)

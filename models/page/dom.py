@@ -1,0 +1,91 @@
+"""DOM helpers shared by the methods. Every walk is iterative (lxml's C iterators or an explicit
+stack): a page may nest thousands of levels deep."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from lxml import etree
+
+__all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "is_element", "xpath_of", "tag_path", "page_title",
+           "iter_text_chunks", "visible_text"]
+
+# Never rendered as text.
+INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link",
+                            "svg", "math", "iframe", "object", "embed", "canvas", "select", "option",
+                            "datalist", "textarea", "input", "button"})
+# Elements that start a new line when rendered; text on either side goes to separate paragraphs.
+BLOCK_TAGS = frozenset({"address", "article", "aside", "blockquote", "body", "br", "caption", "center", "dd",
+                        "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer",
+                        "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "html", "li", "main", "nav",
+                        "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead",
+                        "tr", "ul", "frame", "frameset", "menu", "legend"})
+
+
+def is_element(node: object) -> bool:
+    """True for element nodes (lxml yields comments and PIs from iter() too; their tag is not a str)."""
+    return isinstance(node, etree._Element) and isinstance(node.tag, str)
+
+
+def xpath_of(element: etree._Element) -> str:
+    """Absolute XPath of an element, e.g. `/html/body/div[2]/p[1]` (computed in C by libxml2)."""
+    return element.getroottree().getpath(element)
+
+
+def tag_path(element: etree._Element) -> str:
+    """Tag names from the root down to the element, e.g. `html/body/div/p`."""
+    tags = [element.tag] + [a.tag for a in element.iterancestors()]
+    return "/".join(reversed([t for t in tags if isinstance(t, str)]))
+
+
+def page_title(root: etree._Element) -> str | None:
+    """`<title>`, else `og:title`, else the first `<h1>`; whitespace collapsed; None if none."""
+    for found in (root.find(".//title"), root.find(".//meta[@property='og:title']"), root.find(".//h1")):
+        if found is None:
+            continue
+        value = found.get("content") if found.tag == "meta" else "".join(found.itertext())
+        value = " ".join((value or "").split())
+        if value:
+            return value
+    return None
+
+
+def iter_text_chunks(element: etree._Element, skip: frozenset[str] = INVISIBLE_TAGS) -> Iterator[str]:
+    """Visible text under `element` in document order, with "\\n" yielded at block boundaries.
+
+    A flat event walk over lxml's C iterator: no recursion. Subtrees whose tag is in `skip` are
+    left out, their tails kept. Comments and processing instructions are ignored.
+    """
+    skipping: etree._Element | None = None
+    for event, node in etree.iterwalk(element, events=("start", "end")):
+        tag = node.tag if isinstance(node.tag, str) else None
+        if skipping is not None:
+            if event == "end" and node is skipping:
+                skipping = None
+                if node is not element and node.tail:
+                    yield node.tail
+            continue
+        if event == "start":
+            if tag is None:
+                continue
+            if tag.lower() in skip:
+                skipping = node
+                continue
+            if tag.lower() in BLOCK_TAGS:
+                yield "\n"
+            if node.text:
+                yield node.text
+        else:
+            if tag is not None and tag.lower() in BLOCK_TAGS:
+                yield "\n"
+            if node is not element and node.tail:
+                yield node.tail
+
+
+def visible_text(element: etree._Element, skip: frozenset[str] = INVISIBLE_TAGS) -> str:
+    """Rendered-looking text: one paragraph per block, paragraphs separated by a blank line.
+
+    Whitespace inside a paragraph is collapsed to single spaces; empty paragraphs are dropped.
+    """
+    paragraphs = ("".join(iter_text_chunks(element, skip))).split("\n")
+    return "\n\n".join(p for p in (" ".join(line.split()) for line in paragraphs) if p)

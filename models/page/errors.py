@@ -1,0 +1,31 @@
+"""Failures a method can name; each carries the `documents.status` it maps to."""
+
+from __future__ import annotations
+
+__all__ = ["PageError", "DecodeError", "ParseError", "NotHtmlError", "EmptyPageError"]
+
+
+class PageError(Exception):
+    """Base class: a page-level failure with a status for the documents table."""
+
+    status = "error"
+
+
+class DecodeError(PageError):
+    status = "decode_error"
+
+
+class ParseError(PageError):
+    status = "parse_error"
+
+
+class NotHtmlError(PageError):
+    """The bytes are not markup (binary junk, an image labelled text/html, ...)."""
+
+    status = "not_html"
+
+
+class EmptyPageError(PageError):
+    """Nothing to work on: an empty body, or a document without any element content."""
+
+    status = "empty"

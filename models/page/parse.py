@@ -1,0 +1,145 @@
+"""Decoded text -> lxml tree, parsed once and shared by every method.
+
+The parser never touches the network and resolves no external entities. libxml2 stops at a
+nesting depth of 2048 and silently drops the rest of the document; when its error log says so we
+rebuild the tree from lexbor (resiliparse), which has no depth limit, attaching anything deeper
+than the cap to the ancestor at the cap, so no text is lost and no traversal can recurse deeply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from .decode import DecodedText, decode_body, looks_binary
+from .errors import EmptyPageError, NotHtmlError, ParseError
+
+__all__ = ["ParsedPage", "parse_html", "parse_page", "MAX_DEPTH"]
+
+MAX_DEPTH = 2048
+_HTML_TYPES = ("text/html", "application/xhtml+xml", "application/xml", "text/xml", "text/plain", "")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ParsedPage:
+    """A decoded, parsed page. Methods read it and never mutate `root`."""
+
+    root: etree._Element
+    url: str | None = None
+    page_id: str | None = None
+    encoding: str = "utf-8"
+    encoding_source: str = "given"
+    lossy_decoding: bool = False
+    flattened: bool = False
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def body(self) -> etree._Element:
+        """The `<body>` element, or the root when the document has none."""
+        body = self.root.find("body")
+        return body if body is not None else self.root
+
+
+def _parser() -> etree.HTMLParser:
+    return etree.HTMLParser(recover=True, no_network=True, huge_tree=True, remove_pis=True,
+                            remove_blank_text=False, encoding="utf-8", default_doctype=False)
+
+
+def _too_deep(parser: etree.HTMLParser) -> bool:
+    return any(entry.type_name == "ERR_RESOURCE_LIMIT" for entry in parser.error_log)
+
+
+def _from_lexbor(text: str) -> etree._Element:
+    """Build an lxml tree from lexbor's DOM with an explicit stack, flattening below MAX_DEPTH."""
+    from resiliparse.parse.html import HTMLTree, NodeType
+
+    document = HTMLTree.parse(text).document
+    html = document.first_element_child
+    if html is None:
+        raise EmptyPageError("document has no element")
+    root = etree.Element("html")
+    stack = [(child, root, 1) for child in reversed(list(html.child_nodes))]
+    last_child: dict[etree._Element, etree._Element] = {}  # parent -> its last element child, for tails
+    while stack:
+        node, parent, depth = stack.pop()
+        if node.type == NodeType.TEXT:
+            text = node.text
+            prev = last_child.get(parent)
+            if prev is not None:
+                prev.tail = (prev.tail or "") + text
+            else:
+                parent.text = (parent.text or "") + text
+            continue
+        if node.type != NodeType.ELEMENT:
+            continue
+        tag = node.tag if _valid_tag(node.tag) else "span"
+        element = etree.SubElement(parent, tag)
+        for name in node.attribute_names:
+            if _valid_tag(name):
+                element.set(name, node.getattr(name) or "")
+        last_child[parent] = element
+        # below the cap an element stays empty and its children follow it as siblings
+        into = element if depth < MAX_DEPTH else parent
+        stack.extend((child, into, depth + 1) for child in reversed(list(node.child_nodes)))
+    return root
+
+
+def _valid_tag(name: str) -> bool:
+    return bool(name) and (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c in "-_." for c in name)
+
+
+def parse_html(text: str) -> tuple[etree._Element, bool]:
+    """Parse markup into an lxml tree.
+
+    Args:
+        text: decoded HTML.
+
+    Returns:
+        (root element, flattened): `flattened` is True when the document nested deeper than
+        MAX_DEPTH and was rebuilt from lexbor with the deepest nodes lifted up.
+
+    Raises:
+        EmptyPageError: no element content at all (empty or whitespace-only markup).
+        ParseError: the parser produced no tree.
+    """
+    if not text.strip():
+        raise EmptyPageError("empty document")
+    data = text.replace("\x00", "").encode("utf-8", "surrogatepass")
+    parser = _parser()
+    try:
+        root = etree.fromstring(data, parser)
+    except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:
+        raise ParseError(str(exc)[:200]) from exc
+    if root is not None and _too_deep(parser):
+        return _from_lexbor(data.decode("utf-8", "replace")), True
+    if root is None:
+        raise EmptyPageError("no element content")
+    return root, False
+
+
+def parse_page(body: bytes | None, *, url: str | None = None, page_id: str | None = None,
+               charset_hint: str | None = None, content_type: str | None = None) -> ParsedPage:
+    """Bytes + HTTP metadata -> ParsedPage.
+
+    Args:
+        body: the undecoded payload.
+        url, page_id: carried along for methods that use them.
+        charset_hint: charset from the HTTP header (may be wrong: see `decode_body`).
+        content_type: media type, lower-cased without parameters.
+
+    Raises:
+        NotHtmlError: a media type that is not markup, or bytes that look binary.
+        EmptyPageError: an empty body or a document with no elements.
+        ParseError: the parser failed.
+    """
+    if content_type and content_type.split(";")[0].strip().lower() not in _HTML_TYPES:
+        raise NotHtmlError(f"content type {content_type}")
+    if not body or not body.strip():
+        raise EmptyPageError("empty body")
+    if looks_binary(body):
+        raise NotHtmlError("binary content")
+    decoded: DecodedText = decode_body(body, charset_hint)
+    root, flattened = parse_html(decoded.text)
+    return ParsedPage(root=root, url=url, page_id=page_id, encoding=decoded.encoding,
+                      encoding_source=decoded.source, lossy_decoding=decoded.lossy, flattened=flattened)
