@@ -13,7 +13,7 @@ __all__ = ["CNRSettings"]
 @dataclass(frozen=True, slots=True)
 class CNRSettings:
     non_content_tags: tuple[str, ...] = ()
-    top_fraction: float = 0.1
+    top_fraction: float = 0.2
     top_min: int = 3
     adjust: int = 0
 

@@ -47,7 +47,7 @@ def normalise_charset(label: str | bytes | None) -> str | None:
     name = _ALIASES.get(name, name)
     try:
         return codecs.lookup(name).name
-    except LookupError:
+    except (LookupError, ValueError):  # ValueError: a NUL byte inside the label
         return None
 
 

@@ -50,11 +50,16 @@ def page_title(root: etree._Element) -> str | None:
     return None
 
 
+# Line breaks in the source are formatting, not paragraph breaks: only block elements break lines.
+_SOURCE_NEWLINES = str.maketrans({"\n": " ", "\r": " ", "\f": " ", "\v": " "})
+
+
 def iter_text_chunks(element: etree._Element, skip: frozenset[str] = INVISIBLE_TAGS) -> Iterator[str]:
     """Visible text under `element` in document order, with "\\n" yielded at block boundaries.
 
     A flat event walk over lxml's C iterator: no recursion. Subtrees whose tag is in `skip` are
-    left out, their tails kept. Comments and processing instructions are ignored.
+    left out, their tails kept. Comments and processing instructions are ignored. Newlines inside
+    text nodes come out as spaces, so every "\\n" in the output is a block boundary.
     """
     skipping: etree._Element | None = None
     for event, node in etree.iterwalk(element, events=("start", "end")):
@@ -63,7 +68,7 @@ def iter_text_chunks(element: etree._Element, skip: frozenset[str] = INVISIBLE_T
             if event == "end" and node is skipping:
                 skipping = None
                 if node is not element and node.tail:
-                    yield node.tail
+                    yield node.tail.translate(_SOURCE_NEWLINES)
             continue
         if event == "start":
             if tag is None:
@@ -74,12 +79,12 @@ def iter_text_chunks(element: etree._Element, skip: frozenset[str] = INVISIBLE_T
             if tag.lower() in BLOCK_TAGS:
                 yield "\n"
             if node.text:
-                yield node.text
+                yield node.text.translate(_SOURCE_NEWLINES)
         else:
             if tag is not None and tag.lower() in BLOCK_TAGS:
                 yield "\n"
             if node is not element and node.tail:
-                yield node.tail
+                yield node.tail.translate(_SOURCE_NEWLINES)
 
 
 def visible_text(element: etree._Element, skip: frozenset[str] = INVISIBLE_TAGS) -> str:

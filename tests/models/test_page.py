@@ -1,0 +1,113 @@
+"""The page model: decoding evidence order, bad bytes, parsing limits, DOM helpers."""
+
+import pytest
+
+from pagesieve.models.page import (
+    EmptyPageError,
+    NotHtmlError,
+    decode_body,
+    page_title,
+    parse_html,
+    parse_page,
+    tag_path,
+    visible_text,
+    xpath_of,
+)
+
+CAFE_1252 = "<html><body><p>Caf\xe9 cr\xe8me</p></body></html>".encode("cp1252")
+
+
+def test_http_charset_wins_when_it_decodes():
+    decoded = decode_body("<p>h\u00e9llo</p>".encode("utf-8"), "utf-8")
+    assert (decoded.text, decoded.source) == ("<p>h\u00e9llo</p>", "http")
+
+
+def test_bom_beats_a_wrong_http_label():
+    decoded = decode_body(b"\xef\xbb\xbf<p>\xc3\xa9</p>", "iso-8859-1")
+    assert (decoded.text, decoded.source) == ("<p>\u00e9</p>", "bom")
+
+
+def test_meta_charset_used_when_http_label_is_missing():
+    body = b'<meta charset="windows-1252"><p>caf\xe9</p>'
+    decoded = decode_body(body, None)
+    assert decoded.source == "meta" and "caf\u00e9" in decoded.text
+
+
+def test_wrong_utf8_label_falls_through_to_detection():
+    decoded = decode_body(CAFE_1252, "utf-8")
+    assert "Caf\u00e9 cr\u00e8me" in decoded.text and decoded.source == "detected"
+
+
+@pytest.mark.parametrize("label", ["no-such-charset", "utf-16", "", "x\x00y"])
+def test_unknown_or_impossible_label_never_crashes(label):
+    assert "Caf" in decode_body(CAFE_1252, label).text
+
+
+def test_latin1_label_decodes_as_windows_1252_like_browsers():
+    assert decode_body(b"\x93quoted\x94", "iso-8859-1").text == "\u201cquoted\u201d"
+
+
+def test_invalid_bytes_under_every_candidate_are_replaced_not_raised():
+    decoded = decode_body(b"<p>ok \x81\x8d\x8f\x90\x9d \xff\xfe\xfd</p>", "ascii")
+    assert decoded.text.startswith("<p>ok")
+
+
+def test_empty_and_whitespace_bodies_are_empty_pages():
+    for body in (b"", b"  \n\t ", None):
+        with pytest.raises(EmptyPageError):
+            parse_page(body)
+
+
+def test_binary_junk_labelled_html_is_not_html():
+    junk = bytes((i * 37 + 11) % 256 for i in range(3000))
+    with pytest.raises(NotHtmlError):
+        parse_page(junk, content_type="text/html")
+
+
+def test_non_markup_media_type_is_not_html():
+    with pytest.raises(NotHtmlError):
+        parse_page(b"%PDF-1.4 ...", content_type="application/pdf")
+
+
+def test_page_without_body_parses_with_root_as_body():
+    page = parse_page(b"<html><head><title>x</title></head></html>")
+    assert page.body.tag in ("html", "body") and visible_text(page.body) == ""
+
+
+def test_comment_only_document_is_empty():
+    with pytest.raises(EmptyPageError):
+        parse_html("<!-- nothing here -->")
+
+
+def test_external_entities_are_not_resolved(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET")
+    html = f'<!DOCTYPE x [<!ENTITY e SYSTEM "file://{secret}">]><html><body><p>&e;</p></body></html>'
+    root, _ = parse_html(html)
+    assert "TOPSECRET" not in "".join(root.itertext())
+
+
+def test_100000_deep_dom_keeps_all_text_without_recursion():
+    depth = 100_000
+    html = "<html><body>" + "<div>" * depth + "deep text" + "</div>" * depth + "<p>after</p></body></html>"
+    page = parse_page(html.encode())
+    assert page.flattened
+    assert visible_text(page.body) == "deep text\n\nafter"
+    assert sum(1 for _ in page.root.iter()) >= depth  # nothing dropped, only lifted
+
+
+def test_visible_text_breaks_paragraphs_only_at_blocks():
+    page = parse_page(b"<body><div>Hello <b>bold</b>\nworld<script>x()</script><p>Two</p>tail<br>end</div></body>")
+    assert visible_text(page.body) == "Hello bold world\n\nTwo\n\ntail\n\nend"
+
+
+def test_xpath_tag_path_and_title():
+    page = parse_page(b"<html><head><title> A  title </title></head><body><div></div><div><p>x</p></div></body></html>")
+    p = page.root.find(".//p")
+    assert xpath_of(p) == "/html/body/div[2]/p"
+    assert tag_path(p) == "html/body/div/p"
+    assert page_title(page.root) == "A title"
+
+
+def test_title_falls_back_to_h1():
+    assert page_title(parse_page(b"<body><h1>Head  line</h1></body>").root) == "Head line"
