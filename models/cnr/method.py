@@ -124,7 +124,9 @@ class CNR:
     """Main-content extraction by chars-nodes ratio; returns the text of the block with most text."""
 
     name = "cnr"
-    version = 1
+    version = 1                      # bump when output changes; lands in `documents.method` as "cnr/1"
+    batched = False
+    settings_class = CNRSettings
 
     def __init__(self, settings: CNRSettings | None = None) -> None:
         self.settings = settings or CNRSettings.load()

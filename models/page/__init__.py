@@ -2,12 +2,22 @@
 DOM helpers (visible text, XPaths, tag paths) that methods reuse instead of rewriting."""
 
 from .decode import DecodedText, decode_body, looks_binary, normalise_charset
-from .dom import BLOCK_TAGS, INVISIBLE_TAGS, is_element, iter_text_chunks, page_title, tag_path, visible_text, xpath_of
+from .dom import (
+    BLOCK_TAGS,
+    INVISIBLE_TAGS,
+    is_element,
+    iter_text_chunks,
+    join_paragraphs,
+    page_title,
+    tag_path,
+    visible_text,
+    xpath_of,
+)
 from .errors import DecodeError, EmptyPageError, NotHtmlError, PageError, ParseError
 from .parse import MAX_DEPTH, ParsedPage, parse_html, parse_page
 from .result import CleanResult
 
 __all__ = ["DecodedText", "decode_body", "looks_binary", "normalise_charset", "BLOCK_TAGS", "INVISIBLE_TAGS",
-           "is_element", "iter_text_chunks", "page_title", "tag_path", "visible_text", "xpath_of",
+           "is_element", "iter_text_chunks", "join_paragraphs", "page_title", "tag_path", "visible_text", "xpath_of",
            "DecodeError", "EmptyPageError", "NotHtmlError", "PageError", "ParseError", "MAX_DEPTH",
            "ParsedPage", "parse_html", "parse_page", "CleanResult"]

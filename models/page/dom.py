@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from lxml import etree
 
 __all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "is_element", "xpath_of", "tag_path", "page_title",
-           "iter_text_chunks", "visible_text"]
+           "iter_text_chunks", "join_paragraphs", "visible_text"]
 
 # Never rendered as text.
 INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link",
@@ -87,10 +87,12 @@ def iter_text_chunks(element: etree._Element, skip: frozenset[str] = INVISIBLE_T
                 yield node.tail.translate(_SOURCE_NEWLINES)
 
 
-def visible_text(element: etree._Element, skip: frozenset[str] = INVISIBLE_TAGS) -> str:
-    """Rendered-looking text: one paragraph per block, paragraphs separated by a blank line.
+def join_paragraphs(text: str) -> str:
+    """The `documents.text` layout: each line of `text` one paragraph, whitespace collapsed,
+    empty ones dropped, paragraphs separated by a blank line."""
+    return "\n\n".join(p for p in (" ".join(line.split()) for line in text.split("\n")) if p)
 
-    Whitespace inside a paragraph is collapsed to single spaces; empty paragraphs are dropped.
-    """
-    paragraphs = ("".join(iter_text_chunks(element, skip))).split("\n")
-    return "\n\n".join(p for p in (" ".join(line.split()) for line in paragraphs) if p)
+
+def visible_text(element: etree._Element, skip: frozenset[str] = INVISIBLE_TAGS) -> str:
+    """Rendered-looking text of a subtree: one paragraph per block (see `join_paragraphs`)."""
+    return join_paragraphs("".join(iter_text_chunks(element, skip)))

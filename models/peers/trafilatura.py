@@ -1,0 +1,52 @@
+"""trafilatura's `extract`, as users call it, behind the method interface."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from lxml import etree
+
+from ..page import CleanResult, ParsedPage, join_paragraphs, page_title
+
+__all__ = ["Trafilatura", "TrafilaturaSettings"]
+
+
+@dataclass(frozen=True, slots=True)
+class TrafilaturaSettings:
+    favor_precision: bool = False
+    favor_recall: bool = False
+    include_comments: bool = False
+    include_tables: bool = True
+
+    @classmethod
+    def load(cls, *overrides: dict[str, Any]) -> TrafilaturaSettings:
+        from pagesieve.settings import build_settings
+
+        return build_settings(cls, *overrides)
+
+
+class Trafilatura:
+    name = "trafilatura"
+    version = 1
+    batched = False
+    settings_class = TrafilaturaSettings
+
+    def __init__(self, settings: TrafilaturaSettings | None = None) -> None:
+        import trafilatura
+
+        self.settings = settings or TrafilaturaSettings()
+        self._extract = trafilatura.extract
+
+    def process(self, page: ParsedPage) -> CleanResult:
+        # trafilatura prunes the tree it is given; it gets its own serialised copy, never ours.
+        html = etree.tostring(page.root, encoding="unicode")
+        text = self._extract(html, url=page.url, favor_precision=self.settings.favor_precision,
+                             favor_recall=self.settings.favor_recall, deduplicate=False,
+                             include_comments=self.settings.include_comments,
+                             include_tables=self.settings.include_tables) or ""
+        text = join_paragraphs(text)
+        return CleanResult(status="ok" if text else "empty", title=page_title(page.root), text=text)
+
+    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
+        return [self.process(p) for p in pages]

@@ -1,0 +1,43 @@
+"""Method names -> classes, imported lazily so a worker loads only the method it runs."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol
+
+from .page import CleanResult, ParsedPage
+
+__all__ = ["CleanMethod", "METHODS", "method_class", "build_method"]
+
+
+class CleanMethod(Protocol):
+    """What the UDF layer and the evaluation harness call."""
+
+    name: str
+    version: int
+    batched: bool   # True when process_batch does real batching (one forward pass per batch)
+
+    def process(self, page: ParsedPage) -> CleanResult: ...
+
+    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]: ...
+
+
+METHODS: dict[str, str] = {
+    "cnr": "pagesieve.models.cnr:CNR",
+    "trafilatura": "pagesieve.models.peers.trafilatura:Trafilatura",
+    "resiliparse": "pagesieve.models.peers.resiliparse:Resiliparse",
+}
+
+
+def method_class(name: str) -> type:
+    """The class registered under `name`; ValueError listing the known names otherwise."""
+    if name not in METHODS:
+        raise ValueError(f"unknown method {name!r}; known: {', '.join(sorted(METHODS))}")
+    module, _, attr = METHODS[name].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def build_method(name: str, overrides: dict[str, Any] | None = None) -> CleanMethod:
+    """Build a method with its packaged defaults plus `overrides` (checked: unknown keys fail)."""
+    cls = method_class(name)
+    return cls(cls.settings_class.load(overrides or {}))
