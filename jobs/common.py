@@ -1,0 +1,167 @@
+"""Plumbing every job shares: arguments, the Spark session, configuration layers, the run report.
+
+Used by composition: a job calls these, it does not subclass anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import os
+import sys
+import time
+from importlib import resources
+from typing import Any
+
+from pagesieve import __version__
+from pagesieve.schemas import SCHEMA_VERSION
+from pagesieve.settings import ConfigError, load_defaults, load_file, parse_override
+
+__all__ = ["job_parser", "JobConfig", "load_config", "spark_session", "Report", "ConfigError"]
+
+log = logging.getLogger("pagesieve")
+
+
+def job_parser(name: str, description: str) -> argparse.ArgumentParser:
+    """An argument parser with the options every Spark subcommand takes."""
+    ap = argparse.ArgumentParser(prog=f"pagesieve {name}", description=description)
+    ap.add_argument("--master", default=None,
+                    help="Spark master URL (default: local[*], or what spark-submit set)")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="spark.* keys go to Spark; SECTION.KEY sets a pagesieve setting (e.g. cnr.adjust=1)")
+    ap.add_argument("--config", default=None, metavar="FILE",
+                    help="TOML file overriding conf/ defaults, with the same [sections]")
+    ap.add_argument("--quiet", action="store_true", help="no printed summary")
+    return ap
+
+
+class JobConfig:
+    """Resolved configuration: Spark settings and one dict per pagesieve section."""
+
+    def __init__(self, spark: dict[str, str], sections: dict[str, dict[str, Any]]) -> None:
+        self.spark = spark
+        self.sections = sections
+
+    def section(self, name: str) -> dict[str, Any]:
+        return dict(self.sections.get(name, {}))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"spark": dict(self.spark), **{k: dict(v) for k, v in self.sections.items()}}
+
+
+def load_config(args: argparse.Namespace) -> JobConfig:
+    """Packaged defaults (conf/jobs.toml), then --config FILE, then --conf pairs. Fails on malformed keys."""
+    sections: dict[str, dict[str, Any]] = {k: dict(v) for k, v in load_defaults("jobs").items()}
+    spark: dict[str, str] = {}
+    layers: list[tuple[str, Any]] = []
+    if args.config:
+        for section, values in load_file(args.config).items():
+            if not isinstance(values, dict):
+                raise ConfigError(f"{args.config}: top-level key {section!r} must be a [section]")
+            layers += [(f"{section}.{k}", v) for k, v in values.items()]
+    layers += [parse_override(item) for item in args.conf]
+    for key, value in layers:
+        if key.startswith("spark."):
+            spark[key] = str(value).lower() if isinstance(value, bool) else str(value)
+            continue
+        section, dot, name = key.partition(".")
+        if not dot or not name:
+            raise ConfigError(f"setting {key!r} must be SECTION.KEY or spark.KEY")
+        if section in ("ingest", "clean", "export") and name not in sections[section]:
+            raise ConfigError(f"unknown setting {key!r}; known: {sorted(sections[section])}")
+        sections.setdefault(section, {})[name] = value
+    return JobConfig(spark, sections)
+
+
+def spark_session(app_name: str, master: str | None, spark_conf: dict[str, str]):
+    """The SparkSession: local[*] by default, pagesieve's defaults under the user's settings.
+
+    Under spark-submit the JVM already runs (PYSPARK_GATEWAY_PORT is set) and the cluster was sized
+    by the user: only runtime SQL defaults that nobody set are applied then.
+    """
+    # Before the JVM starts: executors must run this interpreter (the venv), and the loopback
+    # warning is printed before any conf is read (STACK.md, section 2).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ
+    builder = SparkSession.builder.appName(f"pagesieve-{app_name}")
+    if master or not submitted:
+        builder = builder.master(master or "local[*]")
+    defaults = load_defaults("spark")
+    log4j = str(resources.files("pagesieve.conf").joinpath("log4j2.properties"))
+    if os.path.isfile(log4j):
+        defaults["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile=file:{log4j}"
+    for key, value in ({} if submitted else defaults).items():
+        builder = builder.config(key, value)
+    for key, value in spark_conf.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    explicit = spark.sparkContext.getConf()
+    for key, value in defaults.items():
+        if key.startswith("spark.sql.") and not explicit.contains(key) and key not in spark_conf:
+            spark.conf.set(key, value)
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+class Report:
+    """The run report: computed from the job's output, checked to add up, written and printed."""
+
+    def __init__(self, job: str, config: JobConfig) -> None:
+        self.job = job
+        self.started = time.time()
+        self.data: dict[str, Any] = {
+            "job": job, "pagesieve_version": __version__, "schema_version": SCHEMA_VERSION,
+            "started_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "config": config.as_dict(),
+        }
+
+    def set(self, **values: Any) -> Report:
+        self.data.update(values)
+        return self
+
+    def check_accounting(self, input_rows: int, buckets: dict[str, int], what: str) -> None:
+        """Every input row must land in exactly one bucket; raise (the job fails loudly) if not."""
+        total = sum(buckets.values())
+        self.data.setdefault("accounting", {})[what] = {"input": input_rows, "accounted": total,
+                                                        "ok": total == input_rows}
+        if total != input_rows:
+            raise RuntimeError(f"{self.job}: {what}: {input_rows} input rows but {total} accounted for: {buckets}")
+
+    def finish(self, rows: int, out: str | None, quiet: bool = False) -> dict[str, Any]:
+        wall = time.time() - self.started
+        self.data.update(wall_s=round(wall, 3), rows=rows, pages_per_s=round(rows / wall, 2) if wall else None)
+        if out:
+            write_json(f"{out.rstrip('/')}/_report.json", self.data)
+        if not quiet:
+            print(self.summary(), file=sys.stderr)
+        return self.data
+
+    def summary(self) -> str:
+        d = self.data
+        lines = [f"pagesieve {self.job}: {d.get('rows', 0)} rows in {d.get('wall_s', 0):.1f} s "
+                 f"({d.get('pages_per_s') or 0:.1f} rows/s)"]
+        for key in ("by_status", "ingest_status", "skipped", "exported"):
+            if d.get(key):
+                parts = ", ".join(f"{k}={v}" for k, v in sorted(d[key].items()))
+                lines.append(f"  {key:<14} {parts}")
+        if d.get("output"):
+            lines.append(f"  {'output':<14} {d['output']}")
+        return "\n".join(lines)
+
+
+def write_json(path: str, obj: dict[str, Any]) -> None:
+    """Write JSON to a local path or any fsspec URI (s3://, hdfs://, ...)."""
+    import fsspec
+
+    with fsspec.open(path, "w", encoding="utf-8", auto_mkdir=True) as fh:
+        json.dump(obj, fh, indent=2, sort_keys=False, default=str)
+        fh.write("\n")
+
+
+def counts_by(df, column: str) -> dict[str, int]:
+    """{value: rows} of one column (null as 'null') with one groupBy."""
+    return {("null" if r[0] is None else str(r[0])): r[1] for r in df.groupBy(column).count().collect()}

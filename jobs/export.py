@@ -1,0 +1,92 @@
+"""export: `documents` -> JSONL in the Pyserini/Anserini JsonCollection layout, and/or Parquet.
+
+    pagesieve export --documents out/documents --out out/export --format jsonl,parquet --gzip
+    python -m pyserini.index.lucene --collection JsonCollection --input out/export/jsonl ...
+
+JSONL: `<out>/jsonl/docs-00000.jsonl[.gz]`, one `{"id": page_id, "contents": ...}` per line, only
+documents with status ok. Parquet: `<out>/parquet/`, every documents row and column.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from pagesieve.jobs.common import Report, job_parser, load_config, spark_session
+
+__all__ = ["build_jsonl", "run", "main"]
+
+
+def build_jsonl(documents, include_title: bool = True):
+    """(id, contents) rows of the ok documents; contents = title, blank line, text (title optional)."""
+    from pyspark.sql import functions as F
+
+    ok = documents.filter(F.col("status") == "ok")
+    if include_title:
+        contents = F.when(F.col("title").isNotNull() & ~F.col("text").startswith(F.coalesce("title", F.lit(""))),
+                          F.concat_ws("\n\n", "title", "text")).otherwise(F.col("text"))
+    else:
+        contents = F.col("text")
+    return ok.select(F.col("page_id").alias("id"), contents.alias("contents"))
+
+
+def _rename_parts(spark, folder: str, extension: str) -> list[str]:
+    """part-*.json -> docs-00000.jsonl, and drop _SUCCESS / .crc, through Hadoop's FileSystem (any URI)."""
+    jvm = spark.sparkContext._jvm
+    path = jvm.org.apache.hadoop.fs.Path(folder)
+    fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    names = sorted(str(s.getPath().getName()) for s in fs.listStatus(path))
+    renamed = []
+    for name in names:
+        src = jvm.org.apache.hadoop.fs.Path(path, name)
+        if name.startswith("part-"):
+            target = f"docs-{len(renamed):05d}{extension}"
+            fs.rename(src, jvm.org.apache.hadoop.fs.Path(path, target))
+            renamed.append(target)
+        elif name == "_SUCCESS" or name.endswith(".crc"):
+            fs.delete(src, False)
+    return renamed
+
+
+def run(spark, documents_path: str, out: str, config, report: Report, formats: list[str],
+        gzip: bool = False) -> int:
+    """Export the documents at `documents_path` under `out`; returns the number of JSONL lines written."""
+    settings = config.section("export")
+    documents = spark.read.parquet(documents_path)
+    n_documents = documents.count()
+    exported: dict[str, int] = {}
+    if "jsonl" in formats:
+        jsonl = build_jsonl(documents, bool(settings["include_title"]))
+        target = f"{out.rstrip('/')}/jsonl"
+        (jsonl.repartition(int(settings["shards"])).sortWithinPartitions("id").write.mode("overwrite")
+         .option("compression", "gzip" if gzip else "none").json(target))
+        files = _rename_parts(spark, target, ".jsonl.gz" if gzip else ".jsonl")
+        exported["jsonl"] = spark.read.json(target).count() if files else 0
+        exported["jsonl_files"] = len(files)
+        exported["not_exported"] = n_documents - exported["jsonl"]
+    if "parquet" in formats:
+        documents.write.mode("overwrite").parquet(f"{out.rstrip('/')}/parquet")
+        exported["parquet"] = n_documents
+    report.set(input=documents_path, input_rows=n_documents, output=out, exported=exported)
+    return exported.get("jsonl", exported.get("parquet", 0))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = job_parser("export", "Write documents as Pyserini/Anserini JsonCollection JSONL and/or Parquet.")
+    ap.add_argument("--documents", required=True, help="folder of the documents table")
+    ap.add_argument("--out", required=True, help="output folder")
+    ap.add_argument("--format", default="jsonl", help="jsonl, parquet, or both comma-separated (default jsonl)")
+    ap.add_argument("--gzip", action="store_true", help="gzip the JSONL files (docs-NNNNN.jsonl.gz)")
+    args = ap.parse_args(argv)
+    formats = [f.strip() for f in args.format.split(",") if f.strip()]
+    if unknown := set(formats) - {"jsonl", "parquet"}:
+        ap.error(f"unknown format(s): {', '.join(sorted(unknown))}")
+    config = load_config(args)
+    spark = spark_session("export", args.master, config.spark)
+    report = Report("export", config)
+    n = run(spark, args.documents, args.out, config, report, formats, args.gzip)
+    report.finish(n, args.out, args.quiet)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

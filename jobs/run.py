@@ -1,0 +1,54 @@
+"""run: ingest -> clean -> export in one Spark session.
+
+    pagesieve run data/sample/sample.warc.gz --out out/
+
+writes `out/pages`, `out/documents`, `out/export/{jsonl,parquet}` and `out/_report.json` (the
+three stage reports, plus the whole run's wall time and pages/s).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from pagesieve.jobs import clean, export, ingest
+from pagesieve.jobs.common import Report, job_parser, load_config, spark_session, write_json
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = job_parser("run", "Ingest archives, clean them and export the documents, in one go.")
+    ap.add_argument("inputs", nargs="+", help="archives (paths, globs, manifests, URIs) or HTML folders")
+    ap.add_argument("--out", required=True, help="output folder: pages/, documents/, export/, _report.json")
+    ap.add_argument("--method", default=None, help="cleaning method (default from conf: cnr)")
+    ap.add_argument("--gzip", action="store_true", help="gzip the JSONL files")
+    args = ap.parse_args(argv)
+    config = load_config(args)
+    out = args.out.rstrip("/")
+    spark = spark_session("run", args.master, config.spark)
+    whole = Report("run", config)
+    stages = {}
+    for name, step in (
+        ("ingest", lambda r: ingest.run(spark, args.inputs, f"{out}/pages", config, r)),
+        ("clean", lambda r: clean.run(spark, f"{out}/pages", f"{out}/documents", config, r, args.method)),
+        ("export", lambda r: export.run(spark, f"{out}/documents", f"{out}/export", config, r,
+                                        ["jsonl", "parquet"], args.gzip)),
+    ):
+        report = Report(name, config)
+        stages[name] = report.finish(step(report), None, quiet=True)
+        if not args.quiet:
+            print(report.summary(), file=sys.stderr)
+    pages = stages["ingest"]["rows"]
+    whole.set(stages=stages, input_records=stages["ingest"]["input_records"], pages=pages,
+              by_status=stages["clean"]["by_status"], output=out)
+    data = whole.finish(pages, None, quiet=True)
+    write_json(f"{out}/_report.json", data)
+    if not args.quiet:
+        print(f"pagesieve run: {stages['ingest']['input_records']} records -> {pages} pages -> "
+              f"{stages['export']['rows']} exported documents in {data['wall_s']:.1f} s "
+              f"({data['pages_per_s']:.1f} pages/s); report: {out}/_report.json", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

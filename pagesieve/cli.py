@@ -1,0 +1,45 @@
+"""The `pagesieve` console command: thin dispatch to the job files' `main` (the same ones spark-submit runs)."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+
+__all__ = ["COMMANDS", "main"]
+
+COMMANDS = {
+    "run": ("pagesieve.jobs.run", "ingest -> clean -> export in one go"),
+    "ingest": ("pagesieve.jobs.ingest", "archives or HTML folders -> pages (Parquet)"),
+    "clean": ("pagesieve.jobs.clean", "pages -> documents (boilerplate removal)"),
+    "export": ("pagesieve.jobs.export", "documents -> Pyserini JSONL / Parquet"),
+}
+
+USAGE = "usage: pagesieve COMMAND [options]   (pagesieve COMMAND --help for its options)\n\ncommands:\n" + "\n".join(
+    f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items())
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if argv else 2
+    if argv[0] in ("-V", "--version"):
+        from pagesieve import __version__
+
+        print(f"pagesieve {__version__}")
+        return 0
+    if argv[0] not in COMMANDS:
+        print(f"pagesieve: unknown command {argv[0]!r}\n\n{USAGE}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+                        datefmt="%H:%M:%S")
+    try:
+        return importlib.import_module(COMMANDS[argv[0]][0]).main(argv[1:])
+    except (ValueError, FileNotFoundError) as exc:  # bad input or config: one clear line, no JVM trace
+        print(f"pagesieve {argv[0]}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
