@@ -1,0 +1,34 @@
+"""Shared fixtures: one local Spark session for the whole run, and paths to the real data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+SAMPLE_WARC = ROOT / "data" / "sample" / "sample.warc.gz"
+
+TEST_SPARK_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.driver.memory": "2g",
+}
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from pagesieve.jobs.common import spark_session
+
+    session = spark_session("tests", "local[2]", TEST_SPARK_CONF)
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.fail(f"the shared data folder is missing: {SHARED_DATA} (CI runs with shared/ beside the clone)")
+    return SHARED_DATA
