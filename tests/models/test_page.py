@@ -6,6 +6,7 @@ from pagesieve.models.page import (
     EmptyPageError,
     NotHtmlError,
     decode_body,
+    looks_binary,
     page_title,
     parse_html,
     parse_page,
@@ -111,3 +112,16 @@ def test_xpath_tag_path_and_title():
 
 def test_title_falls_back_to_h1():
     assert page_title(parse_page(b"<body><h1>Head  line</h1></body>").root) == "Head line"
+
+
+def test_unlabelled_cp1252_that_detection_misreads_still_decodes():
+    # CleanEval page 27's shape: curly quotes in an unlabelled page
+    decoded = decode_body(b"<p>\x93Hello,\x94 she said \x96 twice.</p>")
+    assert decoded.text == "<p>\u201cHello,\u201d she said \u2013 twice.</p>" and not decoded.lossy
+
+
+def test_uniform_random_bytes_are_binary():
+    import random
+
+    rng = random.Random(7)
+    assert looks_binary(bytes(rng.randrange(256) for _ in range(4096)))

@@ -1,0 +1,64 @@
+"""The clean job in real Spark local mode: one documents row per page, statuses, report accounting."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pytest
+
+from pagesieve.eval import iter_gold_pages
+from pagesieve.jobs import clean
+from pagesieve.jobs.common import Report, job_parser, load_config
+from pagesieve.schemas import DOCUMENTS, PAGES, spark_schema
+
+
+def pages_frame(spark, shared_data, n_real: int = 12):
+    rows = []
+    for gp in list(iter_gold_pages(shared_data / "cleaneval", "web2text_test"))[:n_real]:
+        rows.append({"page_id": f"cleaneval/{gp.page_id}", "url": gp.url, "body": gp.html,
+                     "content_type": "text/html", "ingest_status": "ok"})
+    rows += [
+        {"page_id": "bad/empty", "body": b"", "content_type": "text/html", "ingest_status": "ok"},
+        {"page_id": "bad/junk", "body": bytes((i * 37 + 11) % 256 for i in range(3000)),
+         "content_type": "text/html", "ingest_status": "ok"},
+        {"page_id": "bad/nobody", "body": b"<html><head><title>x</title></head></html>",
+         "content_type": "text/html", "ingest_status": "ok"},
+    ]
+    table = pa.Table.from_pylist(rows, schema=PAGES)
+    return spark.createDataFrame(table.to_pandas(), spark_schema(PAGES)).repartition(3), rows
+
+
+def test_one_document_per_page_in_order_of_ids(spark, shared_data):
+    pages, rows = pages_frame(spark, shared_data)
+    docs = clean.build(pages, "cnr").collect()
+    assert sorted(d.page_id for d in docs) == sorted(r["page_id"] for r in rows)
+    status = {d.page_id: d.status for d in docs}
+    assert status["bad/empty"] == "empty" and status["bad/junk"] == "not_html" and status["bad/nobody"] == "empty"
+    real = [d for d in docs if d.page_id.startswith("cleaneval/")]
+    assert sum(d.status == "ok" for d in real) >= len(real) - 1
+    assert all(d.method == "cnr/1" and d.n_words == len((d.text or "").split()) for d in docs)
+
+
+def test_clean_run_writes_documents_and_a_report_that_adds_up(spark, shared_data, tmp_path):
+    pages, rows = pages_frame(spark, shared_data, n_real=5)
+    pages.write.parquet(str(tmp_path / "pages"))
+    args = job_parser("clean", "").parse_args(["--conf", "cnr.adjust=0"])
+    config = load_config(args)
+    report = Report("clean", config)
+    n = clean.run(spark, str(tmp_path / "pages"), str(tmp_path / "documents"), config, report)
+    data = report.finish(n, str(tmp_path / "documents"), quiet=True)
+    assert n == len(rows)
+    written = json.loads((tmp_path / "documents" / "_report.json").read_text())
+    assert written["by_status"] == data["by_status"] and sum(written["by_status"].values()) == len(rows)
+    assert written["accounting"]["pages"]["ok"] is True
+    assert written["methods"] == ["cnr/1"] and written["config"]["cnr"] == {"adjust": 0}
+    assert spark.read.parquet(str(tmp_path / "documents")).schema == spark_schema(DOCUMENTS)
+
+
+def test_unknown_method_or_setting_fails_before_reading(spark):
+    pages = spark.createDataFrame([], spark_schema(PAGES))
+    with pytest.raises(ValueError, match="unknown method"):
+        clean.build(pages, "nope")
+    with pytest.raises(ValueError, match="unknown setting"):
+        clean.build(pages, "cnr", {"top_fractoin": 0.3})
