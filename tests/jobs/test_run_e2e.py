@@ -1,0 +1,108 @@
+"""End to end: `pagesieve run` (the real CLI, Spark local mode) on the bundled sample WARC.
+
+Every record must be accounted for, every page must get exactly one document, the deliberate
+bad records must get their statuses, and the hand-checked sentences of
+tests/data/sample_expectations.json must be in (main content) or out (boilerplate).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from warcio.archiveiterator import ArchiveIterator
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_WARC = ROOT / "data" / "sample" / "sample.warc.gz"
+
+EXPECTATIONS = json.loads((ROOT / "tests" / "data" / "sample_expectations.json").read_text())
+# Floors for CNR on the 13 real pages among the expectations (measured 2026-11-22: 40/43 main
+# sentences in, 5/48 boilerplate strings out of all pages leaked). Raise them; lower only on purpose.
+MIN_MAIN_FOUND = 0.85
+MAX_BOILERPLATE_LEAKED = 0.15
+
+
+def warc_records() -> list[tuple[str, str, str | None]]:
+    """(type, url, content type) of every record, read with warcio as an independent check."""
+    with open(SAMPLE_WARC, "rb") as fh:
+        return [(r.rec_type, r.rec_headers.get_header("WARC-Target-URI"),
+                 r.http_headers.get_header("Content-Type") if r.http_headers else None)
+                for r in ArchiveIterator(fh)]
+
+
+@pytest.fixture(scope="module")
+def run_out(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("run") / "out"
+    cli = Path(sys.executable).with_name("pagesieve")
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    proc = subprocess.run([str(cli), "run", str(SAMPLE_WARC), "--out", str(out), "--master", "local[2]",
+                           "--conf", "spark.ui.enabled=false", "--gzip"],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "pagesieve run:" in proc.stderr
+    return out
+
+
+def test_every_record_is_accounted_for(run_out):
+    records = warc_records()
+    report = json.loads((run_out / "_report.json").read_text())
+    ingest = report["stages"]["ingest"]
+    assert ingest["input_records"] == len(records) == 124
+    html = [r for r in records if r[0] == "response" and (r[2] or "").startswith("text/html")]
+    assert ingest["pages"] == len(html) == 60
+    assert ingest["skipped"] == {"request": 61, "warcinfo": 1, "revisit": 1, "non_html": 1}
+    assert ingest["accounting"]["records"]["ok"] is True
+    pages = pq.read_table(run_out / "pages").to_pylist()
+    assert sorted(p["url"] for p in pages) == sorted(r[1] for r in html)
+    assert all(p["source_offset"] is not None and p["source_length"] > 0 for p in pages)
+    skipped = pq.read_table(run_out / "pages" / "_skipped").to_pylist()
+    assert len(skipped) == 64
+
+
+def test_exactly_one_document_per_page_with_expected_statuses(run_out):
+    pages = pq.read_table(run_out / "pages", columns=["page_id", "url"]).to_pylist()
+    docs = pq.read_table(run_out / "documents").to_pylist()
+    assert sorted(d["page_id"] for d in docs) == sorted(p["page_id"] for p in pages)
+    by_url = {d["url"]: d for d in docs}
+    expected = {"bad/empty-body.html": "empty", "bad/binary-junk.html": "not_html", "bad/no-body.html": "empty",
+                "pages/invalid-utf8.html": "ok"}
+    for path, status in expected.items():
+        assert by_url[f"http://sample.pagesieve.test/{path}"]["status"] == status, path
+    report = json.loads((run_out / "_report.json").read_text())
+    assert sum(report["by_status"].values()) == len(pages)
+    assert report["by_status"]["ok"] >= 55
+
+
+def test_main_content_in_and_boilerplate_out(run_out):
+    docs = {d["url"]: " ".join((d["text"] or "").split()) for d in pq.read_table(run_out / "documents").to_pylist()}
+    found = leaked = n_main = n_boiler = 0
+    for entry in EXPECTATIONS:
+        text = docs[entry["url"]]
+        hits = [s for s in entry["main"] if s in text]
+        leaks = [s for s in entry["boilerplate"] if s in text]
+        if entry["origin"].startswith("synthetic/"):  # pages we wrote: exact
+            assert (hits, leaks) == (entry["main"], []), entry["origin"]
+        found, leaked = found + len(hits), leaked + len(leaks)
+        n_main, n_boiler = n_main + len(entry["main"]), n_boiler + len(entry["boilerplate"])
+    assert found / n_main >= MIN_MAIN_FOUND, (found, n_main)
+    assert leaked / n_boiler <= MAX_BOILERPLATE_LEAKED, (leaked, n_boiler)
+
+
+def test_export_is_a_jsoncollection_of_ok_documents(run_out):
+    files = sorted((run_out / "export" / "jsonl").iterdir())
+    assert files and all(f.name.startswith("docs-") and f.name.endswith(".jsonl.gz") for f in files)
+    lines = []
+    for f in files:
+        with gzip.open(f, "rt", encoding="utf-8") as fh:
+            lines += [json.loads(line) for line in fh]
+    docs = pq.read_table(run_out / "documents").to_pylist()
+    ok = {d["page_id"]: d for d in docs if d["status"] == "ok"}
+    assert sorted(line["id"] for line in lines) == sorted(ok)
+    assert all(set(line) == {"id", "contents"} and ok[line["id"]]["text"] in line["contents"] for line in lines)
+    assert pq.read_table(run_out / "export" / "parquet").num_rows == len(docs)
