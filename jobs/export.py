@@ -30,20 +30,26 @@ def build_jsonl(documents, include_title: bool = True):
 
 
 def _rename_parts(spark, folder: str, extension: str) -> list[str]:
-    """part-*.json -> docs-00000.jsonl, and drop _SUCCESS / .crc, through Hadoop's FileSystem (any URI)."""
+    """part-*.json -> docs-00000.jsonl, then drop _SUCCESS and .crc files (Anserini would read them),
+    through Hadoop's FileSystem so that any URI works."""
     jvm = spark.sparkContext._jvm
-    path = jvm.org.apache.hadoop.fs.Path(folder)
+    Path = jvm.org.apache.hadoop.fs.Path
+    path = Path(folder)
     fs = path.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
-    names = sorted(str(s.getPath().getName()) for s in fs.listStatus(path))
-    renamed = []
-    for name in names:
-        src = jvm.org.apache.hadoop.fs.Path(path, name)
-        if name.startswith("part-"):
-            target = f"docs-{len(renamed):05d}{extension}"
-            fs.rename(src, jvm.org.apache.hadoop.fs.Path(path, target))
-            renamed.append(target)
-        elif name == "_SUCCESS" or name.endswith(".crc"):
-            fs.delete(src, False)
+    if jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem").isInstance(fs):
+        # its checksummed layer hides .crc files from listStatus and re-creates them on rename
+        fs = fs.getRawFileSystem()
+
+    def names() -> list[str]:
+        return sorted(str(s.getPath().getName()) for s in fs.listStatus(path))
+
+    parts = [n for n in names() if n.startswith("part-")]
+    renamed = [f"docs-{i:05d}{extension}" for i in range(len(parts))]
+    for name, target in zip(parts, renamed, strict=True):
+        fs.rename(Path(path, name), Path(path, target))
+    for name in names():
+        if name == "_SUCCESS" or name.endswith(".crc"):
+            fs.delete(Path(path, name), False)
     return renamed
 
 

@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         datefmt="%H:%M:%S")
+    logging.getLogger("py4j").setLevel(logging.WARNING)
     try:
         return importlib.import_module(COMMANDS[argv[0]][0]).main(argv[1:])
     except (ValueError, FileNotFoundError) as exc:  # bad input or config: one clear line, no JVM trace
