@@ -19,6 +19,8 @@ __all__ = ["decode_payload"]
 
 # `1a2f`, `1a2f;ext=1`, with optional blanks before the line end; chunk sizes are hex (RFC 9112 7.1).
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]{1,16}[ \t]*(?:;[^\r\n]*)?\r?\n")
+# What may follow the last chunk: trailer fields and the closing blank line (or a cut thereof).
+_TRAILER = re.compile(rb"(?:[!-9;-~]+:[^\r\n]*\r?\n)*(?:\r?\n)?")
 _GZIP_MAGIC = b"\x1f\x8b"
 _NOT_APPLIED = "content_encoding_not_applied"
 _INCOMPLETE = "content_encoding_incomplete"
@@ -89,8 +91,8 @@ def _dechunk(data: bytes, complete: bool) -> bytes | None:
             return b"".join(out) if (not complete and out and pos >= end - 18) else None
         size = int(match.group().split(b";")[0].strip(), 16)
         pos = match.end()
-        if size == 0:
-            return b"".join(out)  # the last chunk; trailers after it are not payload
+        if size == 0:  # the last chunk; only trailers may follow ("0\r\nfoo" is not chunked)
+            return b"".join(out) if _TRAILER.fullmatch(data, pos) else None
         if pos + size > end:
             # The body stops inside a chunk: fine for a cut body once one chunk was complete,
             # which keeps a decoded body that merely starts with a hex word ("cafe\r\n") intact.
