@@ -10,30 +10,24 @@ support); payloads are decoded by `decode_payload` so that both libraries behave
 from __future__ import annotations
 
 import collections
-import glob
-import gzip
 import hashlib
-import io
 import logging
 import os
 import zlib
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import IO, Any
 
+from pagesieve.jobs.readers.gzip_members import GZIP_MAGIC, GzipMembers
 from pagesieve.jobs.readers.payload import decode_payload
 from pagesieve.schemas import READER_ROWS
 
-__all__ = ["HTML_MEDIA_TYPES", "iter_records", "iter_html_files", "list_inputs", "read_input"]
+__all__ = ["HTML_MEDIA_TYPES", "iter_records", "reader_row", "one_line"]
 
 logger = logging.getLogger(__name__)
 
 HTML_MEDIA_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _COLUMNS = tuple(READER_ROWS.names)
-_GZIP = b"\x1f\x8b"
-_ARCHIVES, _HTML, _MANIFESTS = (".warc", ".warc.gz", ".arc", ".arc.gz"), (".html", ".htm"), (
-    ".txt", ".paths", ".paths.gz")
 _FATAL = (KeyboardInterrupt, SystemExit, GeneratorExit)  # anything else becomes a read_error row
 
 
@@ -67,13 +61,13 @@ def _read_archive(path: str, cap: int) -> Iterator[dict[str, Any]]:
         head, size = fh.read(4096), fh.seek(0, os.SEEK_END)
         fh.seek(0)
     except Exception as exc:
-        yield _row(path, skip_reason="read_error", source_offset=0, error=_one_line(exc))
+        yield reader_row(path, skip_reason="read_error", source_offset=0, error=one_line(exc))
         return
     with fh:
         if not head:
             return  # an empty file holds no record, so there is nothing to account for
         text = head
-        if head.startswith(_GZIP):
+        if head.startswith(GZIP_MAGIC):
             try:
                 text = zlib.decompressobj(31).decompress(head, 64)
             except zlib.error:
@@ -83,7 +77,7 @@ def _read_archive(path: str, cap: int) -> Iterator[dict[str, Any]]:
                 not text.startswith(b"WARC/") and path.lower().endswith((".arc", ".arc.gz"))):
             yield from _read_arc(path, fh, size, cap)
         else:
-            yield from _read_warc(path, fh, size, cap, gz=_Members(fh) if head.startswith(_GZIP) else None)
+            yield from _read_warc(path, fh, size, cap, gz=GzipMembers(fh) if head.startswith(GZIP_MAGIC) else None)
 
 
 def _open(path: str) -> IO[bytes]:
@@ -94,79 +88,7 @@ def _open(path: str) -> IO[bytes]:
     return open(path.removeprefix("file://"), "rb")  # noqa: SIM115 - closed by the caller's `with`
 
 
-class _Members(io.RawIOBase):
-    """Gunzips concatenated gzip members for FastWARC and maps where each member starts and ends.
-
-    Not left to FastWARC: on a whole-file gzip (ClueWeb09/12 excerpts) its `stream_pos` is where its
-    read buffer was (20717 for records 1-7 of ClueWeb09), not a record offset; and at a cut or
-    unparsable member it just stops, with no exception, so lost records would go uncounted. FastWARC
-    reads this stream instead, reports decompressed offsets, and the map turns those back into
-    member offsets (`manifest.jsonl`'s gzip_member_offset) and shows members no record came from.
-    A cut member ends the stream quietly (`web-2016-single-record-truncated.warc.gz`).
-    A member is [decompressed start, file start, file end, decompressed end, cut].
-    """
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self._raw, self._in, self._in_off, self._dec = raw, b"", 0, None
-        self._out, self._pos, self.produced, self.done = bytearray(), 0, 0, False
-        self.members: collections.deque[list] = collections.deque()  # not yet matched to a record
-        self._member: list = []  # the member being decompressed (may already be matched)
-        self.problem: tuple[int, str] | None = None  # (file offset, message) of undecodable bytes
-
-    def readable(self) -> bool:
-        return True
-
-    def tell(self) -> int:  # FastWARC asks once, at the start
-        return self._pos
-
-    def readinto(self, buf: Any) -> int:
-        while not self._out and not self.done:
-            self._fill()
-        n = min(len(buf), len(self._out))
-        buf[:n] = self._out[:n]
-        del self._out[:n]
-        self._pos += n
-        return n
-
-    def drain(self) -> None:
-        while not self.done:
-            self._fill()
-            self._out.clear()
-
-    def member_at(self, u: int) -> list | None:
-        while self.members and self.members[0][0] < u:
-            self.members.popleft()
-        return self.members[0] if self.members and self.members[0][0] == u else None
-
-    def _fill(self) -> None:
-        if len(self._in) < 2:
-            self._in += self._raw.read(1 << 16)
-        if self._dec is None:
-            if not self._in.startswith(_GZIP):
-                if self._in.strip(b"\0\r\n\t ") or self._raw.read(1):
-                    self.problem = (self._in_off, "data after the last gzip member is not gzip")
-                self.done = True
-                return
-            self._dec, self._member = zlib.decompressobj(31), [self.produced, self._in_off, None, None, False]
-            self.members.append(self._member)
-        if not self._in:  # the file ends inside a member: a cut file
-            self._member[2:] = [self._in_off, self.produced, True]
-            self.done = True
-            return
-        try:
-            out = self._dec.decompress(self._in)
-        except zlib.error as exc:
-            self.problem, self.done = (self._member[1], f"corrupt gzip member: {exc}"), True
-            return
-        self._in_off += len(self._in) - len(self._dec.unused_data)
-        self._in = self._dec.unused_data if self._dec.eof else b""
-        self._out += out
-        self.produced += len(out)
-        if self._dec.eof:
-            self._member[2:4], self._dec = [self._in_off, self.produced], None
-
-
-def _read_warc(path: str, fh: IO[bytes], size: int, cap: int, gz: _Members | None) -> Iterator[dict]:
+def _read_warc(path: str, fh: IO[bytes], size: int, cap: int, gz: GzipMembers | None) -> Iterator[dict]:
     from fastwarc.warc import ArchiveIterator
 
     ctx = {"profile": "warc"}
@@ -188,7 +110,7 @@ def _read_warc(path: str, fh: IO[bytes], size: int, cap: int, gz: _Members | Non
     except BaseException as exc:
         if isinstance(exc, _FATAL):
             raise
-        failure = _one_line(exc)
+        failure = one_line(exc)
     end = None if failure else size
     if gz:
         try:
@@ -196,7 +118,7 @@ def _read_warc(path: str, fh: IO[bytes], size: int, cap: int, gz: _Members | Non
                 gz.drain()
                 end = gz.produced
         except Exception as exc:  # the raw stream itself failed (a remote read, a disk error)
-            failure = _one_line(exc)
+            failure = one_line(exc)
         # A member that starts after the last record and holds data is one FastWARC could not read
         # (a gzip WARC cut inside a record's header ends like this, without an exception).
         unparsed = [m for m in gz.members if m[0] > last_u and (m[4] or m[3] is None or m[3] > m[0])]
@@ -211,10 +133,10 @@ def _read_warc(path: str, fh: IO[bytes], size: int, cap: int, gz: _Members | Non
         yield row
     if failure:
         at = bad_at if bad_at is not None else (row["source_offset"] if pending else 0)
-        yield _row(path, skip_reason="read_error", source_offset=at, source_profile=ctx["profile"],
+        yield reader_row(path, skip_reason="read_error", source_offset=at, source_profile=ctx["profile"],
                    error=failure)
     elif not pending:
-        yield _row(path, skip_reason="read_error", source_offset=0, error="no WARC record found")
+        yield reader_row(path, skip_reason="read_error", source_offset=0, error="no WARC record found")
 
 
 def _finish(row: dict, u: int, member: list | None, end: int | None) -> dict:
@@ -248,7 +170,7 @@ def _warc_row(rec: Any, path: str, cap: int, ctx: dict) -> dict:
     if http is None and media == "application/http":
         media = charset = None
     status = http.status_code if http is not None else None
-    row = _row(path, page_id=trec or cw22 or h.get("WARC-Record-ID") or _hash_id(url, date), url=url,
+    row = reader_row(path, page_id=trec or cw22 or h.get("WARC-Record-ID") or _hash_id(url, date), url=url,
                fetch_time=_parse_date(date), http_status=status, content_type=media, charset_hint=charset,
                source_profile=ctx["profile"], skip_reason=_skip_reason(wtype, media))
     if row["skip_reason"] is None:
@@ -287,7 +209,7 @@ def _read_arc(path: str, fh: IO[bytes], size: int, cap: int) -> Iterator[dict]:
         # must follow progress, so real damage gives one read_error row, not a loop.
         if end > resumed_at:
             logger.warning("%s: warcio failed after offset %d (%s); restarting there", path, end,
-                           _one_line(failure))
+                           one_line(failure))
             try:
                 fh.seek(end)
                 resumed_at = end
@@ -296,8 +218,8 @@ def _read_arc(path: str, fh: IO[bytes], size: int, cap: int) -> Iterator[dict]:
                 failure = exc
         if pending:
             yield pending
-        yield _row(path, skip_reason="read_error", source_offset=end, source_profile="arc",
-                   error=_one_line(failure))
+        yield reader_row(path, skip_reason="read_error", source_offset=end, source_profile="arc",
+                   error=one_line(failure))
         return
 
 
@@ -311,7 +233,7 @@ def _arc_row(rec: Any, path: str, cap: int) -> dict:
         media = "text/dns"  # arc2warc drops the ARC mime field; Heritrix types dns: records text/dns
     code = http.get_statuscode() if http is not None else None
     # No page_id from WARC-Record-ID: arc2warc invents a random one on every read.
-    row = _row(path, page_id=_hash_id(url, date), url=url, fetch_time=_parse_date(date),
+    row = reader_row(path, page_id=_hash_id(url, date), url=url, fetch_time=_parse_date(date),
                http_status=int(code) if code and code.isdigit() else None, content_type=media,
                charset_hint=charset, source_profile="arc",
                skip_reason=_skip_reason(rec.rec_type or "unknown", media))
@@ -342,14 +264,14 @@ def _skip_reason(wtype: str, media: str | None) -> str | None:
     return None if media in HTML_MEDIA_TYPES else "non_html"
 
 
-def _row(source: str, **values: Any) -> dict[str, Any]:
+def reader_row(source: str, **values: Any) -> dict[str, Any]:
     row = dict.fromkeys(_COLUMNS)
     row["source"] = source
     row.update(values)
     return row
 
 
-def _one_line(exc: BaseException | str) -> str:
+def one_line(exc: BaseException | str) -> str:
     text = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     return " ".join(text.split())[:200]
 
@@ -411,103 +333,3 @@ def _parse_date(value: str | None) -> datetime | None:
 def _hash_id(url: str | None, date: str | None) -> str:
     return hashlib.sha1(f"{url or ''}\t{date or ''}".encode()).hexdigest()
 
-
-def iter_html_files(path: str, *, max_body_bytes: int = 20_000_000) -> Iterator[dict[str, Any]]:
-    """Yield saved HTML files as pages: a directory's `*.html`/`*.htm` files, or one such file.
-
-    Args:
-        path: a directory or a single HTML file.
-        max_body_bytes: longer files are cut to this and get ingest_status `too_large`.
-
-    Returns:
-        One row per file (page_id = file stem, url = its `file://` URI, source_profile `files`);
-        a file or directory that cannot be read gives a `read_error` row instead of raising.
-    """
-    base = Path(path)
-    try:
-        files = [base] if base.is_file() else sorted(
-            f for f in base.iterdir() if f.suffix.lower() in _HTML and f.is_file())
-    except OSError as exc:
-        files = []
-        yield _row(path, skip_reason="read_error", source_profile="files", error=_one_line(exc))
-    for file in files:
-        source = path if file is base else os.path.join(path, file.name)
-        try:
-            body = file.read_bytes()
-        except OSError as exc:
-            yield _row(source, skip_reason="read_error", source_profile="files", error=_one_line(exc))
-            continue
-        yield _row(source, page_id=file.stem, url=file.resolve().as_uri(), content_type="text/html",
-                   body=body[:max_body_bytes], source_profile="files",
-                   ingest_status="too_large" if len(body) > max_body_bytes else "ok")
-    logger.info("read %s: %d html files", path, len(files))
-
-
-def read_input(path: str, *, max_body_bytes: int = 20_000_000) -> Iterator[dict[str, Any]]:
-    """Rows of one input from `list_inputs`: HTML files for a directory or `.html` file, else archive.
-
-    Args:
-        path: a path or URI as returned by `list_inputs`.
-        max_body_bytes: the body cap passed to the reader.
-
-    Returns:
-        The reader's row iterator (never raises for bad input).
-    """
-    local = path.removeprefix("file://")
-    if "://" not in local and (os.path.isdir(local) or local.lower().endswith(_HTML)):
-        return iter_html_files(local, max_body_bytes=max_body_bytes)
-    return iter_records(path, max_body_bytes=max_body_bytes)
-
-
-def list_inputs(inputs: list[str]) -> list[str]:
-    """Expand inputs into the archives (and HTML directories/files) to read, sorted and de-duplicated.
-
-    Args:
-        inputs: paths, globs, directories (their *.warc[.gz]/*.arc[.gz] files, or the directory
-            itself when it holds only *.html/*.htm), manifests (`*.txt`, `*.paths`, `*.paths.gz`:
-            one path or URI per line, relative ones taken from the manifest's folder), or remote
-            URIs (`s3://`, `http(s)://`, ...), which are kept as they are.
-
-    Returns:
-        The sorted list of inputs.
-
-    Raises:
-        FileNotFoundError: an input (or a manifest line) matches nothing readable.
-    """
-    found: set[str] = set()
-    for item in inputs:
-        matches = _expand(item, manifest=True)
-        if not matches:
-            raise FileNotFoundError(f"input {item!r} matches no archive, HTML file, directory or manifest")
-        found.update(matches)
-    return sorted(found)
-
-
-def _expand(item: str, manifest: bool) -> list[str]:
-    if "://" in item and not item.startswith("file://"):
-        return [item]
-    item = item.removeprefix("file://")
-    if any(c in item for c in "*?["):  # a glob's matches are inputs themselves, never manifests
-        return [m for match in sorted(glob.glob(item, recursive=True)) for m in _expand(match, False)]
-    if os.path.isdir(item):
-        names = sorted(os.listdir(item))
-        archives = [os.path.normpath(os.path.join(item, n)) for n in names if n.lower().endswith(_ARCHIVES)]
-        if archives:
-            return archives
-        return [os.path.normpath(item)] if any(n.lower().endswith(_HTML) for n in names) else []
-    if not os.path.isfile(item):
-        return []
-    if not (manifest and item.lower().endswith(_MANIFESTS)):
-        return [os.path.normpath(item)]
-    opener = gzip.open if item.lower().endswith(".gz") else open
-    with opener(item, "rt", encoding="utf-8") as lines:
-        entries = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
-    out = []
-    for entry in entries:
-        if "://" not in entry and not os.path.isabs(entry):
-            entry = os.path.join(os.path.dirname(item), entry)
-        matches = _expand(entry, manifest=False)
-        if not matches:
-            raise FileNotFoundError(f"manifest {item!r} lists {entry!r}, which matches nothing")
-        out.extend(matches)
-    return out
