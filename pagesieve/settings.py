@@ -12,9 +12,9 @@ import types
 import typing
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-__all__ = ["load_defaults", "build_settings", "parse_override", "ConfigError"]
+__all__ = ["Settings", "load_defaults", "build_settings", "parse_override", "ConfigError"]
 
 T = TypeVar("T")
 
@@ -77,3 +77,18 @@ def build_settings(cls: type[T], *layers: dict[str, Any]) -> T:
                 raise ConfigError(f"unknown setting {key!r} for {cls.__name__}; known: {sorted(fields)}")
             merged[key] = _coerce(key, hints[key], value)
     return cls(**merged)
+
+
+class Settings:
+    """Base of every method's frozen settings dataclass.
+
+    `conf_name` names the packaged defaults file (`conf/<conf_name>.toml`), or None when the
+    dataclass defaults are the defaults (the peers).
+    """
+
+    conf_name: ClassVar[str | None] = None
+
+    @classmethod
+    def load(cls, *overrides: dict[str, Any]) -> Any:
+        """Packaged defaults, then each override layer (a user file, then --conf pairs), checked."""
+        return build_settings(cls, load_defaults(cls.conf_name) if cls.conf_name else {}, *overrides)

@@ -48,11 +48,11 @@ from email.utils import format_datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from lxml import etree
-from lxml import html as lxml_html
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
+
+from pagesieve.models.page import PageError, decode_body, parse_html, visible_text
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
@@ -69,20 +69,6 @@ ORIGIN_HEADER = "WARC-Pagesieve-Origin"
 REVISIT_PROFILE = "http://netpreserve.org/warc/1.0/revisit/server-not-modified"
 JUNK_SEED = 20240501
 REVISITED_ORIGIN_INDEX = 0  # the revisit refers to the first scrapinghub page in file order
-
-# Mirrors models/page/dom.py: text under these tags is never rendered; these tags break paragraphs.
-INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link",
-                            "svg", "math", "iframe", "object", "embed", "canvas", "select", "option",
-                            "datalist", "textarea", "input", "button"})
-BLOCK_TAGS = frozenset({"address", "article", "aside", "blockquote", "body", "br", "caption", "center", "dd",
-                        "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer",
-                        "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "html", "li", "main", "nav",
-                        "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead",
-                        "tr", "ul", "frame", "frameset", "menu", "legend"})
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:\-]+)""", re.IGNORECASE)
-_ALIASES = {"iso-8859-1": "cp1252", "iso8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252",
-            "us-ascii": "cp1252", "ascii": "cp1252", "utf8": "utf-8"}
-
 
 @dataclass
 class Page:
@@ -108,89 +94,20 @@ def collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-def _charset_name(label: str | bytes | None) -> str | None:
-    if not label:
-        return None
-    if isinstance(label, bytes):
-        label = label.decode("ascii", "ignore")
-    name = label.strip().strip("\"'").lower()
-    name = _ALIASES.get(name, name)
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        return None
-
-
 def decode_html(body: bytes, charset_hint: str | None = None) -> tuple[str, str]:
-    """Decode a page as the pipeline does: BOM, HTTP charset, meta charset, UTF-8, detection, lossy UTF-8.
-
-    Returns the text and the codec name used.
-    """
-    for bom, name in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
-                      (codecs.BOM_UTF16_BE, "utf-16-be")):
-        if body.startswith(bom):
-            return body[len(bom):].decode(name, "replace"), name
-    candidates = [_charset_name(charset_hint)]
-    if match := _META_CHARSET.search(body[:4096]):
-        candidates.append(_charset_name(match.group(1)))
-    candidates.append("utf-8")
-    for name in candidates:
-        if name is None or name.startswith("utf-16"):
-            continue
-        try:
-            return body.decode(name), name
-        except (UnicodeDecodeError, LookupError):
-            continue
-    from resiliparse.parse.encoding import detect_encoding
-
-    detected = _charset_name(detect_encoding(body[:65536]))
-    if detected is not None:
-        try:
-            return body.decode(detected), detected
-        except (UnicodeDecodeError, LookupError):
-            pass
-    return body.decode("utf-8", "replace"), "utf-8"
+    """Decode a page exactly as the pipeline does (models/page); returns the text and the codec used."""
+    decoded = decode_body(body, charset_hint)
+    return decoded.text, decoded.encoding
 
 
 def visible_paragraphs(text: str) -> list[str]:
-    """The visible text of an HTML document, one whitespace-collapsed string per block element.
-
-    Text under script, style and the other never-rendered tags is skipped (their tails are kept);
-    comments are ignored.
-    """
-    if not text.strip():
-        return []
-    parser = lxml_html.HTMLParser(encoding="utf-8", huge_tree=True)
+    """The visible text of an HTML document as the pipeline renders it, one string per block."""
     try:
-        root = lxml_html.document_fromstring(text.encode("utf-8", "surrogatepass"), parser=parser)
-    except etree.ParserError:
+        root, _ = parse_html(text)
+    except PageError:
         return []
-    chunks: list[str] = []
-    skipping: etree._Element | None = None
-    for event, node in etree.iterwalk(root, events=("start", "end")):
-        tag = node.tag.lower() if isinstance(node.tag, str) else None
-        if skipping is not None:
-            if event == "end" and node is skipping:
-                skipping = None
-                if node.tail:
-                    chunks.append(node.tail)
-            continue
-        if event == "start":
-            if tag is None:
-                continue
-            if tag in INVISIBLE_TAGS:
-                skipping = node
-                continue
-            if tag in BLOCK_TAGS:
-                chunks.append("\x00")
-            if node.text:
-                chunks.append(node.text)
-        else:
-            if tag in BLOCK_TAGS:
-                chunks.append("\x00")
-            if node is not root and node.tail:
-                chunks.append(node.tail)
-    return [p for p in (collapse(part) for part in "".join(chunks).split("\x00")) if p]
+    rendered = visible_text(root)
+    return rendered.split("\n\n") if rendered else []
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from pagesieve.settings import build_settings, load_defaults
+from pagesieve.settings import Settings
 
 __all__ = ["CNRSettings"]
 
 
 @dataclass(frozen=True, slots=True)
-class CNRSettings:
+class CNRSettings(Settings):
+    conf_name = "cnr"
+
     non_content_tags: tuple[str, ...] = ()
     top_fraction: float = 0.2
     top_min: int = 3
@@ -22,8 +23,3 @@ class CNRSettings:
             raise ValueError(f"top_fraction must be in (0, 1], got {self.top_fraction}")
         if self.top_min < 1:
             raise ValueError(f"top_min must be >= 1, got {self.top_min}")
-
-    @classmethod
-    def load(cls, *overrides: dict[str, Any]) -> CNRSettings:
-        """Packaged defaults, then each override layer (a user file, then --conf pairs)."""
-        return build_settings(cls, load_defaults("cnr"), *overrides)

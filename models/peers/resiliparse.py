@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from lxml import etree
+
+from pagesieve.settings import Settings
 
 from ..page import CleanResult, ParsedPage, join_paragraphs, page_title
 
@@ -13,16 +14,10 @@ __all__ = ["Resiliparse", "ResiliparseSettings"]
 
 
 @dataclass(frozen=True, slots=True)
-class ResiliparseSettings:
+class ResiliparseSettings(Settings):
     main_content: bool = True
     alt_texts: bool = False
     links: bool = False
-
-    @classmethod
-    def load(cls, *overrides: dict[str, Any]) -> ResiliparseSettings:
-        from pagesieve.settings import build_settings
-
-        return build_settings(cls, *overrides)
 
 
 class Resiliparse:

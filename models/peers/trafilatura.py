@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from lxml import etree
+
+from pagesieve.settings import Settings
 
 from ..page import CleanResult, ParsedPage, join_paragraphs, page_title
 
@@ -13,17 +14,11 @@ __all__ = ["Trafilatura", "TrafilaturaSettings"]
 
 
 @dataclass(frozen=True, slots=True)
-class TrafilaturaSettings:
+class TrafilaturaSettings(Settings):
     favor_precision: bool = False
     favor_recall: bool = False
     include_comments: bool = False
     include_tables: bool = True
-
-    @classmethod
-    def load(cls, *overrides: dict[str, Any]) -> TrafilaturaSettings:
-        from pagesieve.settings import build_settings
-
-        return build_settings(cls, *overrides)
 
 
 class Trafilatura:
