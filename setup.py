@@ -1,5 +1,7 @@
 """pagesieve: install with `pip install -e .` (dev) or build a wheel; see README."""
 
+import os
+
 from setuptools import find_packages, setup
 
 # Root folders of the design card become subpackages of `pagesieve`, so an install never puts
@@ -10,6 +12,8 @@ ROOTS = {"jobs": "jobs", "models": "models", "udfs": "udfs", "spiders": "spiders
 package_dir = {"pagesieve": "pagesieve"}
 packages = ["pagesieve"] + [f"pagesieve.{p}" for p in find_packages("pagesieve")]
 for sub, folder in ROOTS.items():
+    if not os.path.isdir(folder):  # git keeps no empty folders; a missing root must not break the build
+        continue
     package_dir[f"pagesieve.{sub}"] = folder
     packages += [f"pagesieve.{sub}"] + [f"pagesieve.{sub}.{p}" for p in find_packages(folder)]
 
