@@ -32,6 +32,9 @@ def run(spark, pages_path: str, out: str, config, report: Report, method: str | 
     method = method or settings["method"]
     pages = spark.read.parquet(pages_path)
     n_pages = pages.count()
+    wanted = int(settings["min_partitions"]) or spark.sparkContext.defaultParallelism
+    if pages.rdd.getNumPartitions() < min(wanted, n_pages):
+        pages = pages.repartition(min(wanted, n_pages))
     documents = build(pages, method, config.section(method), float(settings["page_timeout_s"]))
     documents.write.mode("overwrite").parquet(out)
     written = spark.read.parquet(out)
