@@ -128,3 +128,24 @@ class LocalCluster:
         if proc.returncode != 0:
             raise RuntimeError(f"spark-submit {job} failed:\n{proc.stderr[-4000:]}")
         return proc
+
+
+def write_pages(out: Path, copies: int, files: int = 8) -> int:
+    """A pages table of the real benchmark pages (CleanEval + Scrapinghub), `copies` times with distinct
+    page ids, in `files` Parquet files: a clean job long enough to kill a worker in the middle of."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pagesieve.schemas import PAGES
+
+    data = ROOT.parent / "shared" / "data"
+    html = sorted(data.glob("cleaneval/input/*.html")) + sorted(data.glob("scrapinghub/input/*.html"))
+    rows = [{"page_id": f"{p.parent.parent.name}/{p.stem}#{k}", "url": p.as_uri(), "body": p.read_bytes(),
+             "content_type": "text/html", "source": str(p), "source_profile": "files", "ingest_status": "ok"}
+            for k in range(copies) for p in html]
+    out.mkdir(parents=True, exist_ok=True)
+    per_file = -(-len(rows) // files)
+    for i in range(files):
+        chunk = rows[i * per_file:(i + 1) * per_file]
+        pq.write_table(pa.Table.from_pylist(chunk, schema=PAGES), out / f"part-{i:05d}.parquet", compression="zstd")
+    return len(rows)
