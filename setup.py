@@ -24,7 +24,7 @@ setup(
     python_requires=">=3.11",
     package_dir=package_dir,
     packages=packages,
-    package_data={"pagesieve.conf": ["*.toml", "*.json", "*.txt", "*.properties"]},
+    package_data={"pagesieve.conf": ["*.toml", "*.json", "*.txt", "*.properties", "*.sh"]},
     install_requires=[
         "pyspark>=4.0,<5",
         "pandas>=2.2,<3",
