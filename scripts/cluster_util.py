@@ -110,8 +110,10 @@ class LocalCluster:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.webui}/json/", timeout=5) as r:
             return json.load(r)["activeapps"]
 
-    def submit_command(self, job: str, *args: str, zip_path: Path, cores: int | None = None) -> list[str]:
-        return [str(Path(PYTHON).with_name("spark-submit")), "--master", self.url, "--py-files", str(zip_path),
+    def submit_command(self, job: str, *args: str, zip_path: Path | None, cores: int | None = None) -> list[str]:
+        """The spark-submit command line; zip_path None ships no code (a negative control)."""
+        ship = ["--py-files", str(zip_path)] if zip_path else []
+        return [str(Path(PYTHON).with_name("spark-submit")), "--master", self.url, *ship,
                 "--conf", f"spark.pyspark.python={self.executor_python}",
                 "--conf", f"spark.pyspark.driver.python={PYTHON}",
                 "--conf", "spark.executor.memory=1g", "--conf", f"spark.cores.max={cores or self.workers}",
@@ -120,13 +122,16 @@ class LocalCluster:
                 "--conf", "spark.ui.enabled=false",
                 str(ROOT / "jobs" / f"{job}.py"), *args, "--quiet"]
 
-    def submit(self, job: str, *args: str, zip_path: Path, cores: int | None = None,
+    def submit(self, job: str, *args: str, zip_path: Path | None, cores: int | None = None,
                timeout: int = 900) -> subprocess.CompletedProcess:
         """spark-submit a job file and wait; raises with the tail of stderr if it fails."""
         proc = subprocess.run(self.submit_command(job, *args, zip_path=zip_path, cores=cores), env=self.env,
                               capture_output=True, text=True, timeout=timeout, cwd=self.base)
         if proc.returncode != 0:
-            raise RuntimeError(f"spark-submit {job} failed:\n{proc.stderr[-4000:]}")
+            # the Python exception is buried in JVM stack traces: name it first
+            errors = sorted({line.strip() for line in proc.stderr.splitlines()
+                             if "Error:" in line and not line.lstrip().startswith("at ")})[:5]
+            raise RuntimeError(f"spark-submit {job} failed: {'; '.join(errors)}\n{proc.stderr[-2000:]}")
         return proc
 
 

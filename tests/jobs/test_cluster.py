@@ -57,3 +57,13 @@ def test_jobs_run_unchanged_on_a_standalone_cluster(cluster, spark):
     executors = udf_executors(cluster.events)
     assert executors, "no MapInPandas stage in the event logs"
     assert max(len(ids) for ids in executors.values()) >= 2, executors
+
+
+def test_without_the_zip_the_executors_cannot_run_the_udf(cluster):
+    """The control that makes the test above mean something: no --py-files, no pagesieve on executors."""
+    pages = cluster.base / "pages"
+    if not pages.exists():
+        cluster.submit("ingest", str(SAMPLE_WARC), "--out", str(pages), zip_path=build_zip())
+    with pytest.raises(RuntimeError, match="No module named 'pagesieve'"):
+        cluster.submit("clean", "--pages", str(pages), "--out", str(cluster.base / "documents-no-zip"),
+                       "--conf", "spark.task.maxFailures=1", zip_path=None)
