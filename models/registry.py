@@ -16,6 +16,7 @@ class CleanMethod(Protocol):
     name: str
     version: int
     batched: bool   # True when process_batch does real batching (one forward pass per batch)
+    uses_tree: bool  # False for peers that parse `page.markup` themselves: timing leaves our parse out
 
     def process(self, page: ParsedPage) -> CleanResult: ...
 
@@ -26,6 +27,11 @@ METHODS: dict[str, str] = {
     "cnr": "pagesieve.models.cnr:CNR",
     "trafilatura": "pagesieve.models.peers.trafilatura:Trafilatura",
     "resiliparse": "pagesieve.models.peers.resiliparse:Resiliparse",
+    "trafilatura_precision": "pagesieve.models.peers.trafilatura:TrafilaturaPrecision",
+    "readability": "pagesieve.models.peers.readability:Readability",
+    "justext": "pagesieve.models.peers.justext:JusText",
+    "boilerpy3": "pagesieve.models.peers.boilerpy3:BoilerPy3",
+    "all_text": "pagesieve.models.peers.all_text:AllVisibleText",
 }
 
 

@@ -126,6 +126,7 @@ class CNR:
     name = "cnr"
     version = 1                      # bump when output changes; lands in `documents.method` as "cnr/1"
     batched = False
+    uses_tree = True
     settings_class = CNRSettings
 
     def __init__(self, settings: CNRSettings | None = None) -> None:

@@ -32,6 +32,7 @@ class ParsedPage:
     encoding_source: str = "given"
     lossy_decoding: bool = False
     flattened: bool = False
+    markup: str | None = None    # the decoded HTML, for peers that parse it themselves
     meta: dict = field(default_factory=dict)
 
     @property
@@ -142,4 +143,5 @@ def parse_page(body: bytes | None, *, url: str | None = None, page_id: str | Non
     decoded: DecodedText = decode_body(body, charset_hint)
     root, flattened = parse_html(decoded.text)
     return ParsedPage(root=root, url=url, page_id=page_id, encoding=decoded.encoding,
-                      encoding_source=decoded.source, lossy_decoding=decoded.lossy, flattened=flattened)
+                      encoding_source=decoded.source, lossy_decoding=decoded.lossy, flattened=flattened,
+                      markup=decoded.text)

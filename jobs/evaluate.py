@@ -1,0 +1,86 @@
+"""evaluate: score extraction methods against gold text, and time them against each other.
+
+    pagesieve evaluate --dataset ../shared/data/cleaneval --dataset ../shared/data/scrapinghub \\
+        --methods cnr,trafilatura,resiliparse --out report/
+
+Writes `report/report.md` and `report.json` (one table per dataset), `scores.csv` (every method on
+every page) and PNG plots. Runs in one Python process, not on Spark: speed is compared on one
+core with the methods interleaved, which a cluster would blur. A method that cannot be built
+(unknown name, missing optional package) is skipped with its reason in the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+from pagesieve.jobs.common import load_config
+
+__all__ = ["main"]
+
+log = logging.getLogger(__name__)
+
+
+def memory_probe(method: str, dataset: str, split: str | None, limit: int, settings: dict) -> dict | None:
+    """Peak memory of one method over (part of) a dataset, in a fresh subprocess; None if the probe fails."""
+    cmd = [sys.executable, "-m", "pagesieve.eval.memory", "--method", method, "--dataset", dataset,
+           "--limit", str(limit), "--settings", json.dumps(settings)]
+    if split:
+        cmd += ["--split", split]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        log.warning("memory probe of %s failed: %s", method, proc.stderr.strip()[-300:])
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    from pagesieve.eval import dataset_name, iter_gold_pages
+    from pagesieve.eval.harness import build_methods, evaluate_pages
+    from pagesieve.eval.report import write_report
+
+    ap = argparse.ArgumentParser(prog="pagesieve evaluate", description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", action="append", required=True, metavar="DIR_OR_JSONL",
+                    help="input/ + gold/ folder (../shared/data layout or your own), or a JSONL of {url, html, text}")
+    ap.add_argument("--methods", default="cnr,trafilatura,resiliparse", help="comma-separated method names")
+    ap.add_argument("--out", required=True, help="report folder")
+    ap.add_argument("--split", default=None, help="use splits/NAME.txt of each dataset that has it")
+    ap.add_argument("--limit", type=int, default=0, help="first N pages of each dataset (0 = all)")
+    ap.add_argument("--warmup", type=int, default=20, help="pages run untimed through every method first")
+    ap.add_argument("--memory-pages", type=int, default=200, help="pages for the per-method memory probe")
+    ap.add_argument("--no-memory", action="store_true", help="skip the memory probes")
+    ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--conf", action="append", default=[], metavar="METHOD.KEY=VALUE", help="method settings")
+    ap.add_argument("--config", default=None, metavar="FILE", help="TOML file with [method] sections")
+    args = ap.parse_args(argv)
+    config = load_config(args)
+    names = [m.strip() for m in args.methods.split(",") if m.strip()]
+    methods, skipped = build_methods(names, {n: config.section(n) for n in names})
+    if not methods:
+        ap.error(f"no method could be built: {skipped}")
+    scores, memory = [], {}
+    for path in args.dataset:
+        name = dataset_name(path)
+        split = args.split if args.split and (Path(path) / "splits" / f"{args.split}.txt").exists() else None
+        pages = list(iter_gold_pages(path, split))
+        if args.limit:
+            pages = pages[: args.limit]
+        log.info("%s: %d pages, methods %s", name, len(pages), ", ".join(methods))
+        scores += evaluate_pages(name, pages, methods, warmup=args.warmup)
+        if not args.no_memory:
+            memory[name] = {m: memory_probe(m, path, split, min(args.memory_pages, len(pages)), config.section(m))
+                            for m in methods}
+    data = write_report(scores, args.out, skipped=skipped, memory=memory, plots=not args.no_plots,
+                        config={"methods": names, "datasets": args.dataset, "split": args.split, "limit": args.limit,
+                                "warmup": args.warmup, "settings": {n: config.section(n) for n in methods}})
+    print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
+    print(f"report: {args.out}/report.md, {len(data['files'])} files", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
