@@ -41,7 +41,7 @@ setup(
     extras_require={
         # torch is needed by the neural methods only; 2.13.0 (the CPU wheel on our machines) satisfies it.
         "neural": ["torch>=2.2,<2.14"],
-        "peers": ["trafilatura>=2.0"],
+        "peers": ["trafilatura>=2.0", "readability-lxml>=0.9", "justext>=3.0", "boilerpy3>=1.0"],
         "test": ["pytest>=8", "ruff>=0.6"],
     },
     entry_points={"console_scripts": ["pagesieve = pagesieve.cli:main"]},

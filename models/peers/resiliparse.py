@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lxml import etree
-
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, ParsedPage, join_paragraphs, page_title
+from ..page import CleanResult, ParsedPage, join_paragraphs, page_markup, page_title
 
 __all__ = ["Resiliparse", "ResiliparseSettings"]
 
@@ -24,6 +22,7 @@ class Resiliparse:
     name = "resiliparse"
     version = 1
     batched = False
+    uses_tree = False   # parses page.markup itself
     settings_class = ResiliparseSettings
 
     def __init__(self, settings: ResiliparseSettings | None = None) -> None:
@@ -34,7 +33,7 @@ class Resiliparse:
         self._extract, self._parse = extract_plain_text, HTMLTree.parse
 
     def process(self, page: ParsedPage) -> CleanResult:
-        tree = self._parse(etree.tostring(page.root, encoding="unicode"))
+        tree = self._parse(page_markup(page))
         text = self._extract(tree, main_content=self.settings.main_content, alt_texts=self.settings.alt_texts,
                              links=self.settings.links, preserve_formatting=True)
         text = join_paragraphs(text)

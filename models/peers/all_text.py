@@ -1,0 +1,41 @@
+"""The naive baseline: every visible character of the page body, no boilerplate removed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pagesieve.settings import Settings
+
+from ..page import CleanResult, ParsedPage, page_title, visible_text
+
+__all__ = ["AllVisibleText", "AllVisibleTextSettings"]
+
+
+@dataclass(frozen=True, slots=True)
+class AllVisibleTextSettings(Settings):
+    """No settings: the baseline has no knobs."""
+
+
+class AllVisibleText:
+    """`pagesieve.models.page.visible_text(page.body)`: all rendered text, menus and footers included.
+
+    The floor every boilerplate remover must beat on precision (its recall is the ceiling). No
+    library; it reads our tree without mutating it. Known failure modes: text drawn by scripts is
+    missing (scripts are not run), and text hidden by CSS (`display:none`) is kept.
+    """
+
+    name = "all_text"
+    version = 1
+    batched = False
+    uses_tree = True
+    settings_class = AllVisibleTextSettings
+
+    def __init__(self, settings: AllVisibleTextSettings | None = None) -> None:
+        self.settings = settings or AllVisibleTextSettings()
+
+    def process(self, page: ParsedPage) -> CleanResult:
+        text = visible_text(page.body)
+        return CleanResult(status="ok" if text else "empty", title=page_title(page.root), text=text)
+
+    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
+        return [self.process(p) for p in pages]
