@@ -1,0 +1,215 @@
+"""Dataset readers on the real shared data and on small folders / JSONL files built in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pagesieve.eval.datasets import (
+    clean_annotated_gold,
+    dataset_name,
+    decode_utf8_cp1252,
+    describe_dataset,
+    iter_gold_pages,
+)
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+CLEANEVAL = DATA / "cleaneval"
+SCRAPINGHUB = DATA / "scrapinghub"
+
+needs_data = pytest.mark.skipif(not CLEANEVAL.is_dir(), reason=f"shared data missing: {DATA}")
+
+
+# --- the real shared datasets --------------------------------------------------------------------
+
+
+@needs_data
+def test_cleaneval_pages_and_splits():
+    info = describe_dataset(CLEANEVAL)
+    assert (info["name"], info["layout"], info["pages"], info["skipped"]) == ("cleaneval", "shared", 737, 0)
+    assert "web2text_test" in info["splits"]
+    pages = list(iter_gold_pages(CLEANEVAL))
+    assert len(pages) == 737 and len({p.page_id for p in pages}) == 737
+    assert [p.page_id for p in pages[:3]] == ["1", "2", "3"]  # numeric-looking order
+    first = pages[0]
+    assert first.url == "http://1-las-vegas-real-estate.com/homes/sellers/list_today/"
+    assert not first.html.lstrip().startswith(b"<text")  # CleanEval wrapper removed
+    assert first.gold.startswith("If you feel it's time to start taking action")
+    assert {p.page_id for p in pages if not p.gold} == {"32", "278", "329", "690", "697", "707", "795"}
+
+    sizes = {s: len(list(iter_gold_pages(CLEANEVAL, s))) for s in info["splits"]}
+    assert (sizes["web2text_train"], sizes["web2text_validation"], sizes["web2text_test"]) == (531, 58, 148)
+    assert (sizes["cleaneval_train"], sizes["cleaneval_validation"], sizes["cleaneval_test"]) == (56, 5, 676)
+    w2t = [{p.page_id for p in iter_gold_pages(CLEANEVAL, f"web2text_{s}")} for s in ("train", "validation", "test")]
+    assert set.union(*w2t) == {p.page_id for p in pages} and sum(map(len, w2t)) == 737  # a partition
+
+
+@needs_data
+def test_scrapinghub_pages():
+    info = describe_dataset(SCRAPINGHUB)
+    assert (info["name"], info["layout"], info["pages"], info["splits"]) == ("scrapinghub", "shared", 24, [])
+    pages = list(iter_gold_pages(SCRAPINGHUB))
+    assert len(pages) == 24
+    assert all(len(p.page_id) == 64 and p.url and p.url.startswith("http") for p in pages)
+    assert all(p.gold.strip() and p.html for p in pages)
+
+
+@needs_data
+def test_clean_annotated_gold_matches_cleaneval_gold(capsys):
+    """clean_annotated_gold on every annotated CleanEval file against the shipped gold/<id>.txt."""
+    ids = sorted((p.stem for p in (CLEANEVAL / "gold").glob("*.txt")), key=int)
+    assert len(ids) == 737
+    differ, differ_strict = [], []
+    for page_id in ids:
+        ours = clean_annotated_gold(decode_utf8_cp1252((CLEANEVAL / "gold-annotated" / f"{page_id}.txt").read_bytes()))
+        gold = (CLEANEVAL / "gold" / f"{page_id}.txt").read_text("utf-8")
+        if ours != gold:
+            differ_strict.append(page_id)
+        if [ln.rstrip() for ln in ours.strip().split("\n")] != [ln.rstrip() for ln in gold.strip().split("\n")]:
+            differ.append(page_id)
+    with capsys.disabled():
+        print(
+            f"\nclean_annotated_gold: {len(ids) - len(differ)}/{len(ids)} equal (trailing white space "
+            f"normalised), {len(ids) - len(differ_strict)}/{len(ids)} byte-equal; differing: {differ}"
+        )
+    assert len(ids) - len(differ) >= 0.95 * len(ids)
+
+
+# --- clean_annotated_gold / decode_utf8_cp1252 on hand-made input --------------------------------
+
+
+def test_clean_annotated_gold_rules():
+    text = (
+        "\ufeff\n\nURL: http://example.com/x\n\n   \n"
+        "<h>  A   Title\n"
+        "__________\n"  # rule line of 10 underscores: dropped
+        "<P>First paragraph that was\n   hard-wrapped <CR> here.\n"
+        "\n"
+        "Second one after a blank line\n"
+        "----------------\n"
+        "<l>  * star bullet <L>» guillemet bullet\n"
+        "<l>12. numbered\n"
+        "<l>2.8 GHz stays\n"
+        "<l>2.a stays\n"
+        "<l>1.\n"
+        "<p>- short dash line kept ---\n"
+        "<l>123. three digits stay\n"
+        "<l>Buy 2 * 3 (a star inside the item stays)\n"
+    )
+    assert clean_annotated_gold(text) == (
+        "A Title\n"
+        "First paragraph that was hard-wrapped <CR> here.\n"
+        "Second one after a blank line\n"
+        "star bullet\n"
+        "guillemet bullet\n"
+        "numbered\n"
+        "2.8 GHz stays\n"
+        "2.a stays\n"
+        "1.\n"
+        "- short dash line kept ---\n"
+        "123. three digits stay\n"
+        "Buy 2 * 3 (a star inside the item stays)\n"
+    )
+    assert clean_annotated_gold("URL: http://a/\n\n  \n") == ""
+    assert clean_annotated_gold("no markers\nat all\r\n\r\nnext") == "no markers at all\nnext\n"
+
+
+def test_decode_utf8_cp1252():
+    # valid UTF-8 kept; lone high bytes read as Windows-1252; 0x81 (undefined there) as U+0081
+    data = "café € ".encode() + b"\x93q\x94 caf\xe9 \x81"
+    assert decode_utf8_cp1252(data) == "café € \u201cq\u201d café \x81"
+
+
+# --- other layouts built in tmp_path -------------------------------------------------------------
+
+
+def test_byo_folder_skips_pages_without_gold(tmp_path, caplog):
+    (tmp_path / "input").mkdir()
+    (tmp_path / "gold").mkdir()
+    for name in ("b", "a", "c"):
+        (tmp_path / "input" / f"{name}.html").write_bytes(f"<html><p>page {name}</p></html>".encode())
+    (tmp_path / "gold" / "a.txt").write_text("page a", "utf-8")
+    (tmp_path / "gold" / "c.txt").write_text("\ufeffpage c", "utf-8")  # a BOM is dropped
+    with caplog.at_level(logging.WARNING, logger="pagesieve.eval.datasets"):
+        pages = list(iter_gold_pages(tmp_path))
+    assert [(p.page_id, p.url, p.gold) for p in pages] == [("a", None, "page a"), ("c", None, "page c")]
+    assert pages[0].html == b"<html><p>page a</p></html>"
+    assert "1 page(s) without gold skipped: b" in caplog.text
+    info = describe_dataset(tmp_path)
+    assert (info["layout"], info["pages"], info["skipped"], info["skipped_ids"]) == ("folder", 2, 1, ["b"])
+
+
+def test_jsonl_dataset(tmp_path, caplog):
+    path = tmp_path / "mypages.jsonl"
+    rows = [
+        {"url": "http://x/1", "html": "<p>één</p>", "text": "één"},
+        {"id": "custom", "url": None, "html": "<p>two</p>", "text": "two"},
+        {"url": "http://x/3", "html": "<p>no gold</p>"},  # no "text": skipped
+    ]
+    lines = [json.dumps(rows[0], ensure_ascii=False), "", json.dumps(rows[1]), json.dumps(rows[2])]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    with caplog.at_level(logging.WARNING, logger="pagesieve.eval.datasets"):
+        pages = list(iter_gold_pages(path))
+    # default ids are 1-based line numbers; the blank line 2 still counts
+    assert [(p.page_id, p.url, p.gold) for p in pages] == [("1", "http://x/1", "één"), ("custom", None, "two")]
+    assert pages[0].html == "<p>één</p>".encode()
+    assert "without gold skipped: 4" in caplog.text
+    info = describe_dataset(path)
+    assert (info["name"], info["layout"], info["pages"], info["skipped"]) == ("mypages", "jsonl", 2, 1)
+    with pytest.raises(ValueError, match="no splits"):
+        iter_gold_pages(path, "train")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"html": "<p>x</p>", "text": "x"}\n{not json\n', "utf-8")
+    with pytest.raises(ValueError, match=r"bad.jsonl:2"):
+        iter_gold_pages(bad)
+
+
+@needs_data
+def test_annotated_only_folder(tmp_path):
+    # 1: URL line and <l> bullets; 15: mixed UTF-8/Windows-1252 bytes; 412: BOM and lone "1." items
+    ids = ["1", "15", "412"]
+    for sub in ("input", "gold-annotated"):
+        (tmp_path / sub).mkdir()
+    for page_id in ids:
+        shutil.copy(CLEANEVAL / "input" / f"{page_id}.html", tmp_path / "input")
+        shutil.copy(CLEANEVAL / "gold-annotated" / f"{page_id}.txt", tmp_path / "gold-annotated")
+    assert describe_dataset(tmp_path)["layout"] == "annotated"
+    pages = {p.page_id: p for p in iter_gold_pages(tmp_path)}
+    assert sorted(pages, key=int) == ids
+    real = {p.page_id: p for p in iter_gold_pages(CLEANEVAL) if p.page_id in ids}
+    for page_id in ids:
+        assert pages[page_id].gold == real[page_id].gold
+        assert pages[page_id].html == real[page_id].html
+    assert pages["1"].url == real["1"].url  # from the URL: line, there being no meta.jsonl
+
+
+def test_bad_paths(tmp_path):
+    with pytest.raises(ValueError, match="does not exist; accepted layouts"):
+        iter_gold_pages(tmp_path / "missing")
+    (tmp_path / "stuff").mkdir()
+    (tmp_path / "stuff" / "page.html").write_text("<p>x</p>")
+    with pytest.raises(ValueError, match="is not a dataset; accepted layouts.*gold-annotated.*jsonl"):
+        iter_gold_pages(tmp_path / "stuff")
+    with pytest.raises(ValueError, match="accepted layouts"):
+        describe_dataset(tmp_path / "stuff")
+    (tmp_path / "ds" / "input").mkdir(parents=True)
+    (tmp_path / "ds" / "gold").mkdir()
+    with pytest.raises(ValueError, match="no split 'train'"):
+        iter_gold_pages(tmp_path / "ds", "train")
+    (tmp_path / "ds" / "splits").mkdir()
+    (tmp_path / "ds" / "splits" / "train.txt").write_text("p1\np2\n")
+    (tmp_path / "ds" / "input" / "p1.html").write_text("<p>one</p>")
+    (tmp_path / "ds" / "gold" / "p1.txt").write_text("one")
+    (tmp_path / "ds" / "gold" / "p2.txt").write_text("two")
+    with pytest.raises(ValueError, match="'p2' is listed but input/p2.html is missing"):
+        iter_gold_pages(tmp_path / "ds", "train")
+
+
+def test_dataset_name(tmp_path):
+    assert dataset_name(f"{CLEANEVAL}/") == "cleaneval"
+    assert dataset_name(tmp_path / "sub" / "pages.jsonl") == "pages"
+    assert dataset_name(tmp_path) == tmp_path.name
