@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -54,10 +55,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-pages", type=int, default=200, help="pages for the per-method memory probe")
     ap.add_argument("--no-memory", action="store_true", help="skip the memory probes")
     ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--cpu", type=int, default=0, help="CPU to pin the process to (-1: no pinning)")
     ap.add_argument("--conf", action="append", default=[], metavar="METHOD.KEY=VALUE", help="method settings")
     ap.add_argument("--config", default=None, metavar="FILE", help="TOML file with [method] sections")
     args = ap.parse_args(argv)
     config = load_config(args)
+    if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {args.cpu})  # "pages/s on one core" must mean one core
     names = [m.strip() for m in args.methods.split(",") if m.strip()]
     methods, skipped = build_methods(names, {n: config.section(n) for n in names})
     if not methods:
@@ -76,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
                             for m in methods}
     data = write_report(scores, args.out, skipped=skipped, memory=memory, plots=not args.no_plots,
                         config={"methods": names, "datasets": args.dataset, "split": args.split, "limit": args.limit,
-                                "warmup": args.warmup, "settings": {n: config.section(n) for n in methods}})
+                                "warmup": args.warmup, "cpu": args.cpu,
+                                "settings": {n: config.section(n) for n in methods}})
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     print(f"report: {args.out}/report.md, {len(data['files'])} files", file=sys.stderr)
     return 0

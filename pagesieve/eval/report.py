@@ -54,12 +54,12 @@ def _markdown(summary: dict[str, dict[str, Any]], skipped: dict[str, str], meta:
     for dataset, methods in summary.items():
         lines += [f"## {dataset}", "",
                   "| method | pages | BoW F1 mean | BoW F1 median | BoW P | BoW R | BoW F1 micro | shingle F1 (AEB) "
-                  "| exact | pages/s | median ms | p99 ms | peak MB |",
+                  "| exact | pages/s | median ms | p99 ms | peak MB (+method) |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         ranked = sorted(methods.items(), key=lambda kv: -kv[1]["bag_of_words"]["mean"]["f1"])
         for name, m in ranked:
             bow, aeb, speed = m["bag_of_words"], m["shingles"]["aeb"], m["speed"]
-            mem = m["memory"]["peak_mb"] if m.get("memory") else "-"
+            mem = f"{m['memory']['peak_mb']:.0f} (+{m['memory']['delta_mb']:.0f})" if m.get("memory") else "-"
             lines.append(
                 f"| {name} | {m['pages']} | {bow['mean']['f1']:.3f} | {bow['median']['f1']:.3f} | "
                 f"{bow['mean']['precision']:.3f} | {bow['mean']['recall']:.3f} | {bow['micro']['f1']:.3f} | "
