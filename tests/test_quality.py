@@ -1,0 +1,28 @@
+"""Quality gate: each method's mean F1 on fixed benchmark subsets must stay above the floors pinned in
+tests/quality_floors.json (raising a floor is routine; lowering one is a reviewed change)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pagesieve.eval import iter_gold_pages
+from pagesieve.eval.harness import build_methods, evaluate_pages
+from pagesieve.eval.report import summarise
+
+FLOORS = json.loads((Path(__file__).with_name("quality_floors.json")).read_text())
+CASES = [(method, subset, floor) for method, subsets in FLOORS.items() if not method.startswith("_")
+         for subset, floor in subsets.items()]
+
+
+@pytest.mark.parametrize(("method", "subset", "floor"), CASES, ids=[f"{m}-{s}" for m, s, _ in CASES])
+def test_method_stays_above_its_floor(method, subset, floor, shared_data):
+    dataset, _, split = subset.partition(":")
+    pages = list(iter_gold_pages(shared_data / dataset, split or None))
+    methods, skipped = build_methods([method])
+    assert not skipped, skipped
+    summary = summarise(evaluate_pages(dataset, pages, methods, warmup=0))[dataset][method]
+    assert summary["bag_of_words"]["mean"]["f1"] >= floor["bow_f1_mean"]
+    assert summary["shingles"]["aeb"]["f1"] >= floor["shingle_f1_aeb"]
