@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from pagesieve.settings import Settings
@@ -43,10 +44,11 @@ class BoilerPy3:
         if self.settings.extractor not in EXTRACTORS:
             raise ValueError(f"extractor {self.settings.extractor!r}; known: {sorted(EXTRACTORS)}")
         self._extractor = getattr(extractors, self.settings.extractor)()
+        # boilerpy3 logs a traceback at ERROR for every page its SAX parser gives up on; the failure is
+        # already a status row (`error`) here, so its log would only repeat it, once per page.
+        logging.getLogger("boilerpy3").setLevel(logging.CRITICAL)
 
     def process(self, page: ParsedPage) -> CleanResult:
-        # A serialised copy, never our tree. HTML serialisation: the XML one writes `<script .../>`, which an HTML
-        # parser reads as an open script swallowing the page; with it boilerpy3 sees what it would on the raw page.
         html = page_markup(page)
         text = join_paragraphs(self._extractor.get_content(html) or "")
         return CleanResult(status="ok" if text else "empty", title=page_title(page.root), text=text)
