@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from pagesieve.jobs.common import Report, counts_by, job_parser, load_config, spark_session
-from pagesieve.schemas import DOCUMENTS, spark_schema
+from pagesieve.schemas import DOCUMENTS, PAGES, spark_schema
 
 __all__ = ["build", "run", "main"]
 
@@ -30,7 +30,7 @@ def run(spark, pages_path: str, out: str, config, report: Report, method: str | 
     """Clean the pages at `pages_path` into `out`; fills `report`; returns the documents written."""
     settings = config.section("clean")
     method = method or settings["method"]
-    pages = spark.read.parquet(pages_path)
+    pages = spark.read.schema(spark_schema(PAGES)).parquet(pages_path)
     n_pages = pages.count()
     wanted = int(settings["min_partitions"]) or spark.sparkContext.defaultParallelism
     if pages.rdd.getNumPartitions() < min(wanted, n_pages):

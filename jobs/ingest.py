@@ -3,70 +3,82 @@
     pagesieve ingest data/sample/sample.warc.gz --out out/pages
     spark-submit --py-files dist/pagesieve.zip jobs/ingest.py 's3://bucket/crawl/*.warc.gz' --out s3://bucket/pages
 
-One Spark task per input file. Every record is accounted for: HTML responses become `pages`
-rows; everything else (requests, warcinfo, revisits, non-HTML, read errors) is listed with its
-reason in `<out>/_skipped/` (ignored by Parquet readers: it starts with `_`) and counted in
-`<out>/_report.json`.
+One Spark task per input file, which writes that archive's pages itself and commits them with a
+marker (see `pagesieve.jobs.pages_writer`): re-running the same command skips the archives
+already committed, so a killed job continues where it stopped; `--force` redoes them. Every
+record is accounted for: HTML responses become `pages` rows; everything else (requests,
+warcinfo, revisits, non-HTML, read errors) is listed with its reason in `<out>/_skipped/`
+(ignored by Parquet readers: it starts with `_`) and counted in `<out>/_report.json`.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import sys
 
 from pagesieve.jobs.common import Report, counts_by, job_parser, load_config, spark_session
-from pagesieve.schemas import PAGES, READER_ROWS, spark_schema
+from pagesieve.schemas import PAGES, spark_schema
 
-__all__ = ["build", "run", "main"]
+__all__ = ["run", "main"]
+
+log = logging.getLogger(__name__)
 
 
-def build(spark, inputs: list[str], *, max_body_bytes: int, rows_per_batch: int):
-    """Reader rows (READER_ROWS) for `inputs`, one partition per input file."""
+def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bool = False,
+        profile: str = "auto") -> int:
+    """Ingest `inputs` into the pages folder `out`, skipping archives already committed there.
+
+    Fills `report`; returns the number of pages of all the inputs (resumed ones included).
+    """
+    from collections import Counter
+
+    from pagesieve.jobs.pages_writer import archive_key, done_markers, remove_archive, write_archive_pages
     from pagesieve.jobs.readers import list_inputs
-    from pagesieve.udfs.archives import read_archives
-
-    paths = list_inputs(inputs)
-    files = spark.sparkContext.parallelize([(p,) for p in paths], numSlices=len(paths)).toDF("path string")
-    return files.mapInArrow(functools.partial(read_archives, max_body_bytes, rows_per_batch),
-                            spark_schema(READER_ROWS))
-
-
-def run(spark, inputs: list[str], out: str, config, report: Report) -> int:
-    """Ingest `inputs` into `out`; fills `report`; returns the number of pages written."""
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
 
     settings = config.section("ingest")
-    rows = build(spark, inputs, max_body_bytes=int(settings["max_body_bytes"]),
-                 rows_per_batch=int(settings["rows_per_batch"])).persist(StorageLevel.MEMORY_AND_DISK)
-    try:
-        pages = rows.filter(F.col("skip_reason").isNull()).select(*PAGES.names)
-        (pages.write.mode("overwrite").option("maxRecordsPerFile", int(settings["max_records_per_file"]))
-         .parquet(out))
-        skipped = rows.filter(F.col("skip_reason").isNotNull()).drop("body", "http_headers")
-        skipped.coalesce(1).write.mode("overwrite").parquet(f"{out.rstrip('/')}/_skipped")
-        reasons = counts_by(rows.select(F.coalesce("skip_reason", F.lit("page")).alias("reason")), "reason")
-        written = spark.read.parquet(out)
-        n_pages = written.count()
-        n_records = sum(reasons.values())
-        skip = {k: v for k, v in reasons.items() if k != "page"}
-        report.check_accounting(n_records, {"pages": n_pages, **skip}, "records")
-        report.set(inputs=list(inputs), input_records=n_records, pages=n_pages, skipped=skip,
-                   ingest_status=counts_by(written, "ingest_status"), output=out)
-        return n_pages
-    finally:
-        rows.unpersist()
+    paths = list_inputs(inputs)
+    done = done_markers(out)
+    if force:
+        for path in paths:
+            if done.pop(path, None) is not None:
+                remove_archive(out, archive_key(path))
+    todo = [p for p in paths if p not in done]
+    resumed = [p for p in paths if p in done]
+    if resumed:
+        log.info("resuming: %d of %d archives already committed in %s (--force redoes them)",
+                 len(resumed), len(paths), out)
+    task = functools.partial(write_archive_pages, out=out, max_body_bytes=int(settings["max_body_bytes"]),
+                             rows_per_file=int(settings["max_records_per_file"]),
+                             rows_per_batch=int(settings["rows_per_batch"]), profile=profile)
+    # one task per archive: the archive is the unit of work, of retry and of resume
+    fresh = spark.sparkContext.parallelize(todo, len(todo)).map(task).collect() if todo else []
+    markers = [done[p] for p in resumed] + fresh
+    reasons: Counter[str] = Counter()
+    for marker in markers:
+        reasons.update(marker["by_reason"])
+    files = [f"{out.rstrip('/')}/{name}" for m in markers for name in m["files"]]
+    written = spark.read.schema(spark_schema(PAGES)).parquet(*files) if files else None
+    n_pages = written.count() if written is not None else 0
+    skipped = {k: v for k, v in reasons.items() if k != "page"}
+    report.check_accounting(sum(reasons.values()), {"pages": n_pages, **skipped}, "records")
+    report.set(inputs=list(inputs), archives=len(paths), archives_resumed=len(resumed),
+               input_records=sum(reasons.values()), pages=n_pages, skipped=skipped,
+               ingest_status=counts_by(written, "ingest_status") if written is not None else {}, output=out)
+    return n_pages
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = job_parser("ingest", "Read WARC/ARC archives or HTML folders into the pages table (Parquet).")
     ap.add_argument("inputs", nargs="+", help="paths, globs, manifest files, or s3:// hdfs:// http(s):// URIs")
     ap.add_argument("--out", required=True, help="output folder of the pages table")
+    ap.add_argument("--profile", default="auto", help="auto (default), warc, arc, clueweb09, clueweb12, clueweb22")
+    ap.add_argument("--force", action="store_true", help="reprocess archives already committed in --out")
     args = ap.parse_args(argv)
     config = load_config(args)
     spark = spark_session("ingest", args.master, config.spark)
     report = Report("ingest", config)
-    n = run(spark, args.inputs, args.out, config, report)
+    n = run(spark, args.inputs, args.out, config, report, force=args.force, profile=args.profile)
     report.finish(n, args.out, args.quiet)
     return 0
 

@@ -22,6 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="output folder: pages/, documents/, export/, _report.json")
     ap.add_argument("--method", default=None, help="cleaning method (default from conf: cnr)")
     ap.add_argument("--gzip", action="store_true", help="gzip the JSONL files")
+    ap.add_argument("--profile", default="auto", help="archive profile (see pagesieve ingest --help)")
+    ap.add_argument("--force", action="store_true", help="re-ingest archives already committed in OUT/pages")
     args = ap.parse_args(argv)
     config = load_config(args)
     out = args.out.rstrip("/")
@@ -29,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     whole = Report("run", config)
     stages = {}
     for name, step in (
-        ("ingest", lambda r: ingest.run(spark, args.inputs, f"{out}/pages", config, r)),
+        ("ingest", lambda r: ingest.run(spark, args.inputs, f"{out}/pages", config, r, force=args.force,
+                                        profile=args.profile)),
         ("clean", lambda r: clean.run(spark, f"{out}/pages", f"{out}/documents", config, r, args.method)),
         ("export", lambda r: export.run(spark, f"{out}/documents", f"{out}/export", config, r,
                                         ["jsonl", "parquet"], args.gzip)),
