@@ -13,6 +13,7 @@ COMMANDS = {
     "ingest": ("pagesieve.jobs.ingest", "archives or HTML folders -> pages (Parquet)"),
     "clean": ("pagesieve.jobs.clean", "pages -> documents (boilerplate removal)"),
     "export": ("pagesieve.jobs.export", "documents -> Pyserini JSONL / Parquet"),
+    "show-record": ("pagesieve.jobs.show_record", "print the archive record at ARCHIVE OFFSET (provenance)"),
     "evaluate": ("pagesieve.jobs.evaluate", "score methods against gold text, and time them (one process)"),
 }
 
