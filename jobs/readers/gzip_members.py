@@ -24,9 +24,11 @@ class GzipMembers(io.RawIOBase):
     A member is [decompressed start, file start, file end, decompressed end, cut].
     """
 
-    def __init__(self, raw: IO[bytes]) -> None:
-        self._raw, self._in, self._in_off, self._dec = raw, b"", 0, None
-        self._out, self._pos, self.produced, self.done = bytearray(), 0, 0, False
+    def __init__(self, raw: IO[bytes], *, file_offset: int = 0, produced: int = 0) -> None:
+        """Read `raw` from where it stands: `file_offset` is that position in the file and `produced`
+        the decompressed offset it stands for (a reader restarted at a record's gzip member)."""
+        self._raw, self._in, self._in_off, self._dec = raw, b"", file_offset, None
+        self._out, self._pos, self.produced, self.done = bytearray(), produced, produced, False
         self.members: collections.deque[list] = collections.deque()  # not yet matched to a record
         self._member: list = []  # the member being decompressed (may already be matched)
         self.problem: tuple[int, str] | None = None  # (file offset, message) of undecodable bytes
@@ -45,6 +47,18 @@ class GzipMembers(io.RawIOBase):
         del self._out[:n]
         self._pos += n
         return n
+
+    def skip_to(self, target: int) -> None:
+        """Decompress and drop data up to the decompressed offset `target` (or the end)."""
+        while self._pos < target:
+            if not self._out:
+                if self.done:
+                    return
+                self._fill()
+                continue
+            n = min(len(self._out), target - self._pos)
+            del self._out[:n]
+            self._pos += n
 
     def drain(self) -> None:
         while not self.done:

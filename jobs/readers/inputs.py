@@ -52,20 +52,24 @@ def iter_html_files(path: str, *, max_body_bytes: int = 20_000_000) -> Iterator[
     logger.info("read %s: %d html files", path, len(files))
 
 
-def read_input(path: str, *, max_body_bytes: int = 20_000_000) -> Iterator[dict[str, Any]]:
+def read_input(path: str, *, max_body_bytes: int = 20_000_000, profile: str = "auto") -> Iterator[dict[str, Any]]:
     """Rows of one input from `list_inputs`: HTML files for a directory or `.html` file, else archive.
 
     Args:
         path: a path or URI as returned by `list_inputs`.
         max_body_bytes: the body cap passed to the reader.
+        profile: the archive profile (see `iter_records`); HTML files and folders ignore it.
 
     Returns:
         The reader's row iterator (never raises for bad input).
+
+    Raises:
+        ValueError: an unknown profile.
     """
     local = path.removeprefix("file://")
     if "://" not in local and (os.path.isdir(local) or local.lower().endswith(_HTML)):
         return iter_html_files(local, max_body_bytes=max_body_bytes)
-    return iter_records(path, max_body_bytes=max_body_bytes)
+    return iter_records(path, max_body_bytes=max_body_bytes, profile=profile)
 
 
 def list_inputs(inputs: list[str]) -> list[str]:

@@ -170,7 +170,7 @@ def test_truncated_record_is_flagged_and_kept(manifest):
 
 @pytest.mark.parametrize(("name", "profile", "n_pages"), [
     ("clueweb12-0000tw-00-excerpt.warc.gz", "clueweb12", 3),
-    ("clueweb09-en0000-00-excerpt.warc.gz", "clueweb09", 23),  # WARC/0.18: needs FastWARC's quirks_mode
+    ("clueweb09-en0000-00-excerpt.warc.gz", "clueweb09", 23),  # WARC/0.18: read by the lenient reader
 ])
 def test_clueweb_pages_use_the_trec_id(name, profile, n_pages, manifest):
     rows = read(name)
