@@ -381,3 +381,15 @@ def test_lenient_reader_agrees_with_fastwarc_on_real_files(name):
     path = str(WARC_DIR / name)
     strict, lenient = list(iter_records(path, profile="warc")), list(iter_records(path, profile="clueweb09"))
     assert [{**r, "source_profile": None} for r in strict] == [{**r, "source_profile": None} for r in lenient]
+
+
+@pytest.mark.parametrize("layout", ["plain", "whole-gzip", "member-gzip"])
+def test_tiny_read_chunks_change_nothing(tmp_path, monkeypatch, layout):
+    # Version lines, separators and headers split across reads, and the buffer compacted all the time.
+    import pagesieve.jobs.readers.buffer as buffer
+
+    data, _ = layouts([*CW09, JUNK])[layout]
+    path = write(tmp_path, "chunks.warc" + ("" if layout == "plain" else ".gz"), data)
+    expected = list(iter_records(path))
+    monkeypatch.setattr(buffer, "CHUNK", 5)
+    assert list(iter_records(path)) == expected and len(expected) == 8
