@@ -37,7 +37,7 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
     from pagesieve.jobs.readers import list_inputs
 
     settings = config.section("ingest")
-    paths = list_inputs(inputs)
+    paths = list_inputs(inputs, commoncrawl_base=str(settings["commoncrawl_base"]))
     done = done_markers(out)
     if force:
         for path in paths:

@@ -12,13 +12,15 @@ from typing import Any
 
 from pagesieve.jobs.readers.archive import iter_records, one_line, reader_row
 
-__all__ = ["iter_html_files", "read_input", "list_inputs"]
+__all__ = ["COMMONCRAWL_BASE", "iter_html_files", "read_input", "list_inputs"]
 
 logger = logging.getLogger(__name__)
 
 _ARCHIVES = (".warc", ".warc.gz", ".arc", ".arc.gz")
 _HTML = (".html", ".htm")
 _MANIFESTS = (".txt", ".paths", ".paths.gz")
+COMMONCRAWL_BASE = "https://data.commoncrawl.org/"
+_COMMONCRAWL_KEY = "crawl-data/"
 
 
 def iter_html_files(path: str, *, max_body_bytes: int = 20_000_000) -> Iterator[dict[str, Any]]:
@@ -72,7 +74,7 @@ def read_input(path: str, *, max_body_bytes: int = 20_000_000, profile: str = "a
     return iter_records(path, max_body_bytes=max_body_bytes, profile=profile)
 
 
-def list_inputs(inputs: list[str]) -> list[str]:
+def list_inputs(inputs: list[str], *, commoncrawl_base: str = COMMONCRAWL_BASE) -> list[str]:
     """Expand inputs into the archives (and HTML directories/files) to read, sorted and de-duplicated.
 
     Args:
@@ -80,6 +82,9 @@ def list_inputs(inputs: list[str]) -> list[str]:
             itself when it holds only *.html/*.htm), manifests (`*.txt`, `*.paths`, `*.paths.gz`:
             one path or URI per line, relative ones taken from the manifest's folder), or remote
             URIs (`s3://`, `http(s)://`, ...), which are kept as they are.
+        commoncrawl_base: prefix for manifest lines that are Common Crawl keys (`crawl-data/...`,
+            as in CC's `warc.paths.gz`): `https://data.commoncrawl.org/` by default, `s3://commoncrawl/`
+            from inside AWS, or a local mirror's folder.
 
     Returns:
         The sorted list of inputs.
@@ -89,14 +94,14 @@ def list_inputs(inputs: list[str]) -> list[str]:
     """
     found: set[str] = set()
     for item in inputs:
-        matches = _expand(item, manifest=True)
+        matches = _expand(item, manifest=True, cc_base=commoncrawl_base)
         if not matches:
             raise FileNotFoundError(f"input {item!r} matches no archive, HTML file, directory or manifest")
         found.update(matches)
     return sorted(found)
 
 
-def _expand(item: str, manifest: bool) -> list[str]:
+def _expand(item: str, manifest: bool, cc_base: str = COMMONCRAWL_BASE) -> list[str]:
     if "://" in item and not item.startswith("file://"):
         return [item]
     item = item.removeprefix("file://")
@@ -117,7 +122,9 @@ def _expand(item: str, manifest: bool) -> list[str]:
         entries = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
     out = []
     for entry in entries:
-        if "://" not in entry and not os.path.isabs(entry):
+        if entry.startswith(_COMMONCRAWL_KEY):  # CC's warc.paths.gz lists keys of its bucket, not local paths
+            entry = cc_base.rstrip("/") + "/" + entry
+        elif "://" not in entry and not os.path.isabs(entry):
             entry = os.path.join(os.path.dirname(item), entry)
         matches = _expand(entry, manifest=False)
         if not matches:

@@ -332,3 +332,17 @@ def test_chunked_then_gzip_and_a_cut_stream():
     body, note = decode_payload(packed[: len(packed) // 2], None, "gzip")
     assert HTML.startswith(body) and body and note == "content_encoding_incomplete"
     assert decode_payload(b"5\r\nhello\r\n6\r\n wo", "chunked", None, complete=False) == (b"hello wo", None)
+
+
+def test_commoncrawl_paths_manifest_gets_the_bucket_prefix(tmp_path):
+    import gzip as gz
+
+    from pagesieve.jobs.readers import list_inputs
+
+    manifest = tmp_path / "warc.paths.gz"
+    keys = ["crawl-data/CC-MAIN-2024-22/segments/1/warc/CC-MAIN-1-00000.warc.gz",
+            "crawl-data/CC-MAIN-2024-22/segments/1/warc/CC-MAIN-1-00001.warc.gz"]
+    with gz.open(manifest, "wt") as fh:
+        fh.write("\n".join(keys) + "\n")
+    assert list_inputs([str(manifest)]) == [f"https://data.commoncrawl.org/{k}" for k in keys]
+    assert list_inputs([str(manifest)], commoncrawl_base="s3://commoncrawl") == [f"s3://commoncrawl/{k}" for k in keys]
