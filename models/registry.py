@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Protocol
+from typing import Any
 
-from .page import CleanResult, ParsedPage
+from .page import Method
 
 __all__ = ["CleanMethod", "METHODS", "method_class", "build_method"]
 
 
-class CleanMethod(Protocol):
-    """What the UDF layer and the evaluation harness call."""
-
-    name: str
-    version: int
-    batched: bool   # True when process_batch does real batching (one forward pass per batch)
-    uses_tree: bool  # False for peers that parse `page.markup` themselves: timing leaves our parse out
-
-    def process(self, page: ParsedPage) -> CleanResult: ...
-
-    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]: ...
+# Every method derives from models.page.Method, which holds the interface and its defaults.
+CleanMethod = Method
 
 
 METHODS: dict[str, str] = {

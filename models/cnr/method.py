@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from ..page import CleanResult, ParsedPage, page_title, visible_text, xpath_of
+from ..page import CleanResult, Method, ParsedPage, page_title, visible_text, xpath_of
 from .settings import CNRSettings
 
 __all__ = ["CNR", "NodeTable", "compute_cnr", "select_blocks"]
@@ -120,13 +120,11 @@ def select_blocks(t: NodeTable, seeds: set[int]) -> set[int]:
         blocks = _drop_descendants(t, {b for b in blocks if t.parent[b] not in merge} | merge)
 
 
-class CNR:
+class CNR(Method):
     """Main-content extraction by chars-nodes ratio; returns the text of the block with most text."""
 
     name = "cnr"
     version = 1                      # bump when output changes; lands in `documents.method` as "cnr/1"
-    batched = False
-    uses_tree = True
     settings_class = CNRSettings
 
     def __init__(self, settings: CNRSettings | None = None) -> None:
@@ -173,6 +171,3 @@ class CNR:
             return CleanResult(status="empty", title=title, content_xpaths=(xpath_of(block),),
                                error="main block has no visible text")
         return CleanResult(title=title, text=text, content_xpaths=(xpath_of(block),))
-
-    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
-        return [self.process(p) for p in pages]

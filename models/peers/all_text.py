@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, ParsedPage, page_title, visible_text
+from ..page import CleanResult, Method, ParsedPage, page_title, visible_text
 
 __all__ = ["AllVisibleText", "AllVisibleTextSettings"]
 
@@ -16,7 +16,7 @@ class AllVisibleTextSettings(Settings):
     """No settings: the baseline has no knobs."""
 
 
-class AllVisibleText:
+class AllVisibleText(Method):
     """`pagesieve.models.page.visible_text(page.body)`: all rendered text, menus and footers included.
 
     The floor every boilerplate remover must beat on precision (its recall is the ceiling). No
@@ -25,9 +25,6 @@ class AllVisibleText:
     """
 
     name = "all_text"
-    version = 1
-    batched = False
-    uses_tree = True
     settings_class = AllVisibleTextSettings
 
     def __init__(self, settings: AllVisibleTextSettings | None = None) -> None:
@@ -36,6 +33,3 @@ class AllVisibleText:
     def process(self, page: ParsedPage) -> CleanResult:
         text = visible_text(page.body)
         return CleanResult(status="ok" if text else "empty", title=page_title(page.root), text=text)
-
-    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
-        return [self.process(p) for p in pages]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, ParsedPage, join_paragraphs, page_markup, page_title
+from ..page import CleanResult, Method, ParsedPage, join_paragraphs, page_markup, page_title
 
 __all__ = ["BoilerPy3", "BoilerPy3Settings", "EXTRACTORS"]
 
@@ -19,7 +19,7 @@ class BoilerPy3Settings(Settings):
     extractor: str = "ArticleExtractor"   # one of EXTRACTORS
 
 
-class BoilerPy3:
+class BoilerPy3(Method):
     """`boilerpy3.extractors.<extractor>().get_content(html)`: boilerpipe's shallow text-block features.
 
     Known failure modes: boilerpy3 parses with Python's `html.parser` and raises
@@ -30,8 +30,6 @@ class BoilerPy3:
     """
 
     name = "boilerpy3"
-    version = 1
-    batched = False
     uses_tree = False   # parses page.markup itself
     settings_class = BoilerPy3Settings
 
@@ -52,6 +50,3 @@ class BoilerPy3:
         html = page_markup(page)
         text = join_paragraphs(self._extractor.get_content(html) or "")
         return CleanResult(status="ok" if text else "empty", title=page_title(page.root), text=text)
-
-    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
-        return [self.process(p) for p in pages]

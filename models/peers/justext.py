@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, ParsedPage, join_paragraphs, page_markup, page_title
+from ..page import CleanResult, Method, ParsedPage, join_paragraphs, page_markup, page_title
 
 __all__ = ["JusText", "JusTextSettings"]
 
@@ -21,7 +21,7 @@ class JusTextSettings(Settings):
     max_link_density: float = 0.2
 
 
-class JusText:
+class JusText(Method):
     """`justext.justext(html, justext.get_stoplist(language))`, keeping paragraphs with `not p.is_boilerplate`.
 
     Known failure modes: a paragraph shorter than `length_high` (200 chars) is at best "neargood" and
@@ -31,8 +31,6 @@ class JusText:
     """
 
     name = "justext"
-    version = 1
-    batched = False
     uses_tree = False   # parses page.markup itself
     settings_class = JusTextSettings
 
@@ -54,6 +52,3 @@ class JusText:
                                    max_link_density=s.max_link_density)
         text = join_paragraphs("\n".join(p.text for p in paragraphs if not p.is_boilerplate))
         return CleanResult(status="ok" if text else "empty", title=page_title(page.root), text=text)
-
-    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
-        return [self.process(p) for p in pages]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, EmptyPageError, ParsedPage, page_markup, page_title, parse_html, visible_text
+from ..page import CleanResult, EmptyPageError, Method, ParsedPage, page_markup, page_title, parse_html, visible_text
 
 __all__ = ["Readability", "ReadabilitySettings"]
 
@@ -17,7 +17,7 @@ class ReadabilitySettings(Settings):
     retry_length: int = 250
 
 
-class Readability:
+class Readability(Method):
     """Mozilla Readability's port: `Document(html).summary(html_partial=True)`, the article as HTML.
 
     The article HTML is turned into text by our own `parse_html` + `visible_text`, so paragraphs come
@@ -28,8 +28,6 @@ class Readability:
     """
 
     name = "readability"
-    version = 1
-    batched = False
     uses_tree = False   # parses page.markup itself
     settings_class = ReadabilitySettings
 
@@ -52,6 +50,3 @@ class Readability:
         except EmptyPageError:
             text = ""
         return CleanResult(status="ok" if text else "empty", title=page_title(page.root), text=text)
-
-    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
-        return [self.process(p) for p in pages]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, ParsedPage, join_paragraphs, page_markup, page_title
+from ..page import CleanResult, Method, ParsedPage, join_paragraphs, page_markup, page_title
 
 __all__ = ["Resiliparse", "ResiliparseSettings"]
 
@@ -18,10 +18,8 @@ class ResiliparseSettings(Settings):
     links: bool = False
 
 
-class Resiliparse:
+class Resiliparse(Method):
     name = "resiliparse"
-    version = 1
-    batched = False
     uses_tree = False   # parses page.markup itself
     settings_class = ResiliparseSettings
 
@@ -38,6 +36,3 @@ class Resiliparse:
                              links=self.settings.links, preserve_formatting=True)
         text = join_paragraphs(text)
         return CleanResult(status="ok" if text else "empty", title=page_title(page.root), text=text)
-
-    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
-        return [self.process(p) for p in pages]

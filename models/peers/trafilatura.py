@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, ParsedPage, join_paragraphs, page_markup, page_title
+from ..page import CleanResult, Method, ParsedPage, join_paragraphs, page_markup, page_title
 
 __all__ = ["Trafilatura", "TrafilaturaSettings", "TrafilaturaPrecision", "TrafilaturaPrecisionSettings"]
 
@@ -19,10 +19,8 @@ class TrafilaturaSettings(Settings):
     include_tables: bool = True
 
 
-class Trafilatura:
+class Trafilatura(Method):
     name = "trafilatura"
-    version = 1
-    batched = False
     uses_tree = False   # parses page.markup itself
     settings_class = TrafilaturaSettings
 
@@ -42,8 +40,6 @@ class Trafilatura:
         text = join_paragraphs(text)
         return CleanResult(status="ok" if text else "empty", title=page_title(page.root), text=text)
 
-    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
-        return [self.process(p) for p in pages]
 
 
 @dataclass(frozen=True, slots=True)
