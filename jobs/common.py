@@ -19,7 +19,8 @@ from pagesieve import __version__
 from pagesieve.schemas import SCHEMA_VERSION
 from pagesieve.settings import ConfigError, load_defaults, load_file, parse_override
 
-__all__ = ["job_parser", "JobConfig", "load_config", "spark_session", "Report", "ConfigError"]
+__all__ = ["job_parser", "JobConfig", "load_config", "spark_session", "Report", "ConfigError", "counts_by",
+           "write_json"]
 
 log = logging.getLogger("pagesieve")
 
