@@ -61,16 +61,18 @@ def compute_cnr(root: etree._Element, non_content: frozenset[str]) -> NodeTable:
 
     open_nodes: list[int] = []   # stack of element indices
     skipping: etree._Element | None = None
-    for event, node in etree.iterwalk(root, events=("start", "end")):
+    # "comment" and "pi" must be asked for: with start/end only, iterwalk never yields them and the
+    # text after a comment (its tail) would go uncounted
+    for event, node in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
+        if event in ("comment", "pi"):                # not a node; its tail is a text node
+            if skipping is None and (n := _chars(node.tail)) and open_nodes:
+                add(None, open_nodes[-1], n)
+            continue
         if skipping is not None:
             if event == "end" and node is skipping:
                 skipping = None
                 if (n := _chars(node.tail)) and open_nodes:
                     add(None, open_nodes[-1], n)
-            continue
-        if not isinstance(node.tag, str):           # comment or PI: not a node, its tail is text
-            if event == "end" and (n := _chars(node.tail)) and open_nodes:
-                add(None, open_nodes[-1], n)
             continue
         if event == "start":
             parent = open_nodes[-1] if open_nodes else -1

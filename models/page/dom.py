@@ -62,7 +62,13 @@ def iter_text_chunks(element: etree._Element, skip: frozenset[str] = INVISIBLE_T
     text nodes come out as spaces, so every "\\n" in the output is a block boundary.
     """
     skipping: etree._Element | None = None
-    for event, node in etree.iterwalk(element, events=("start", "end")):
+    # "comment" and "pi" must be asked for: with start/end only, iterwalk never yields them, and the
+    # text after a comment (its tail) would be lost
+    for event, node in etree.iterwalk(element, events=("start", "end", "comment", "pi")):
+        if event in ("comment", "pi"):
+            if skipping is None and node.tail:
+                yield node.tail.translate(_SOURCE_NEWLINES)
+            continue
         tag = node.tag if isinstance(node.tag, str) else None
         if skipping is not None:
             if event == "end" and node is skipping:

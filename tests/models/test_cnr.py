@@ -120,3 +120,9 @@ def test_bad_settings_fail_before_any_page():
         cnr(no_such_key=1)
     with pytest.raises(ValueError, match="expected int"):
         cnr(top_min="three")
+
+
+def test_text_after_a_comment_is_counted():
+    page = parse_page(b"<body><p>abc <!-- note --> de</p></body>")
+    t = compute_cnr(page.body, frozenset())
+    assert t.text_length[0] == 5 and t.weight == [4, 3, 1, 1]   # body, p, "abc", "de"

@@ -125,3 +125,8 @@ def test_uniform_random_bytes_are_binary():
 
     rng = random.Random(7)
     assert looks_binary(bytes(rng.randrange(256) for _ in range(4096)))
+
+
+def test_text_after_comments_and_processing_instructions_is_kept():
+    page = parse_page(b"<body><p>alpha <!-- x --> beta</p><!-- y --> gamma<script>1</script> delta</body>")
+    assert visible_text(page.body) == "alpha beta\n\ngamma delta"
