@@ -1,0 +1,30 @@
+"""Web2Text: preprocessing and features (the CNN and the HMM are not here yet).
+
+Vogels, Ganea, Eickhoff: "Web2Text: Deep Structured Boilerplate Removal" (ECIR 2018).
+Section 3.1 (Collapsed DOM) -> `collapse_dom`; section 3.2 (DOM-leaf blocks) -> `segment_blocks`,
+`page_blocks`; section 3.3 and Appendix A (128 block and 25 edge features) -> `block_features`,
+`edge_features`, with `fit_stats` / `standardise` for the clipping and standardisation of section 3.3;
+section 4.1 (automatic block labelling from gold text) -> `align`, `label_blocks`.
+Not registered in models/registry.py: there is no trained model yet.
+"""
+
+from .dom import FORM_TAGS, Blocks, CollapsedDOM, collapse_dom, page_blocks, segment_blocks
+from .features import (
+    APPENDIX_CLIP,
+    BINARY_EDGE_FEATURES,
+    BINARY_FEATURES,
+    EDGE_FEATURE_NAMES,
+    FEATURE_NAMES,
+    FeatureStats,
+    block_features,
+    edge_features,
+    fit_stats,
+    standardise,
+    stopwords,
+)
+from .labelling import align, label_blocks
+
+__all__ = ["FORM_TAGS", "Blocks", "CollapsedDOM", "collapse_dom", "page_blocks", "segment_blocks",
+           "APPENDIX_CLIP", "BINARY_EDGE_FEATURES", "BINARY_FEATURES", "EDGE_FEATURE_NAMES", "FEATURE_NAMES",
+           "FeatureStats", "block_features", "edge_features", "fit_stats", "standardise", "stopwords",
+           "align", "label_blocks"]

@@ -1,0 +1,269 @@
+"""Web2Text preprocessing: the Collapsed DOM (section 3.1) and DOM-leaf blocks (section 3.2).
+
+One flat walk over lxml's C iterator builds a *raw content tree* in pre-order: the elements under
+`<body>` plus their text nodes (lxml keeps those as `.text`/`.tail`, so they get indices here).
+Then, with reverse sweeps over the arrays and no recursion:
+
+1. prune: never-rendered subtrees (`INVISIBLE_TAGS`: script, style, head, iframe, input, ...) are
+   skipped during the walk, whitespace-only text is dropped, and an element with no text below it
+   is removed (`<br>`, `<img>`, `<hr>`, empty `<div>`s).
+2. collapse: a node with exactly one remaining child is merged with that child, repeatedly. A node of
+   the Collapsed DOM (CDOM) is therefore a maximal chain of single-child nodes; `tags` lists the
+   chain's tags top first, with "#text" at the bottom of a leaf.
+
+The CDOM leaves are the blocks (section 3.2): each holds one text node (text nodes separated only by
+comments or never-rendered elements are merged; they render as one run of text). The page tree is
+never mutated.
+
+Source offsets: lxml keeps no character offsets, so `start`/`stop` count the characters of an
+estimated serialisation (tags with their attributes, text, comments; see `_open_len`). Features
+that the appendix defines on "the source code" (relative position, body percentage) use them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lxml import etree
+
+from ..page import BLOCK_TAGS, INVISIBLE_TAGS, ParsedPage, xpath_of
+
+__all__ = ["FORM_TAGS", "CollapsedDOM", "Blocks", "collapse_dom", "segment_blocks", "page_blocks"]
+
+# "contains form element" (Appendix A, b48): the appendix names no tags; we take these.
+FORM_TAGS = frozenset({"form", "input", "select", "textarea", "button"})
+TEXT_TAG = "#text"
+
+
+@dataclass(slots=True)
+class CollapsedDOM:
+    """The CDOM in pre-order (0 = the root, the chain starting at `<body>`); a subtree is `i..end[i]`."""
+
+    parent: list[int]                        # -1 for the root
+    end: list[int]                           # last index of the node's subtree
+    depth: list[int]                         # 0 for the root
+    tags: list[tuple[str, ...]]              # merged chain, top first; leaves end with "#text"
+    top: list[etree._Element]                # outermost original element of the chain (a leaf that is a
+                                             # lone text node: the element holding the text)
+    start: list[int]                         # estimated source offset where the chain starts
+    stop: list[int]                          # ... and where it ends
+    has_form: list[bool]                     # a FORM_TAGS element inside the chain's original subtree
+    text: list[str | None]                   # whitespace-collapsed text of a leaf, None for inner nodes
+    holder: list[etree._Element | None]      # leaf: deepest original element holding the text
+    in_link: list[bool]                      # leaf: the text lies inside an `<a>`
+    break_before: list[bool]                 # leaf: a block-level tag (incl. <br>) opens/closes before it
+    class_path: list[int]                    # leaf: interned id of `body>div.x>a.link` for its holder
+    leaves: list[int]                        # CDOM indices of the leaves, in document order
+    source_length: int                       # estimated characters of the whole document
+
+    def __len__(self) -> int:
+        return len(self.parent)
+
+
+@dataclass(slots=True)
+class Blocks:
+    """The block sequence of a page (section 3.2): CDOM leaves in document order."""
+
+    cdom: CollapsedDOM
+    node: list[int]              # CDOM index of each block
+    text: list[str]
+    xpath: list[str]             # of the deepest original element holding the text
+    tag: list[str]               # tag of that element
+
+    def __len__(self) -> int:
+        return len(self.node)
+
+
+def _open_len(element: etree._Element) -> int:
+    """Characters of `<tag a="v">`: the start-tag part of the estimated serialisation."""
+    return len(element.tag) + 2 + sum(len(k) + len(v) + 4 for k, v in element.attrib.items())
+
+
+def _token(element: etree._Element) -> str:
+    """One class-path step: `a.link.nav` (classes sorted, so attribute order does not matter)."""
+    classes = (element.get("class") or "").split()
+    return element.tag.lower() + "".join("." + c for c in sorted(classes))
+
+
+@dataclass(slots=True)
+class _Raw:
+    """Raw content tree in pre-order: elements under the body (pruned later) and text nodes."""
+
+    element: list[etree._Element]    # for a text node: the element holding it
+    is_text: list[bool]
+    parent: list[int]
+    text: list[str]
+    start: list[int]
+    stop: list[int]
+    form: list[bool]
+    in_link: list[bool]
+    break_before: list[bool]
+    class_path: list[int]
+
+
+def _walk(page: ParsedPage) -> tuple[_Raw, int]:
+    """Build the raw content tree of the body and the estimated source length of the whole page."""
+    body = page.body
+    r = _Raw([], [], [], [], [], [], [], [], [], [])
+    paths: dict[tuple[int, str], int] = {}
+    path_of: list[int] = []          # per raw node: class-path id (elements) / holder's (text)
+    open_nodes: list[int] = []
+    pos = 0
+    inside = body is page.root
+    skipping: etree._Element | None = None
+    links = 0
+    pending_break = False
+
+    def add_text(text: str, begin: int) -> None:
+        nonlocal pending_break
+        if not text.strip() or not open_nodes:
+            return
+        holder = open_nodes[-1]
+        last = len(r.parent) - 1
+        if r.is_text[last] and r.parent[last] == holder:       # only comments / hidden tags in between
+            r.text[last] += text
+            r.stop[last] = begin + len(text)
+            return
+        _add(r, r.element[holder], True, holder, text, begin, links > 0, pending_break)
+        r.stop[-1] = begin + len(text)
+        path_of.append(path_of[holder])
+        pending_break = False
+
+    # comments and PIs come once, as their own event (with only start/end, iterwalk skips them, tails too)
+    for event, node in etree.iterwalk(page.root, events=("start", "end", "comment", "pi")):
+        if not isinstance(node.tag, str):                       # comment or PI: ~7 chars of markup
+            pos += len(node.text or "") + 7
+            if node.tail:
+                if inside and skipping is None:
+                    add_text(node.tail, pos)
+                pos += len(node.tail)
+            continue
+        tag = node.tag.lower()
+        if event == "start":
+            begin = pos
+            pos += _open_len(node)
+            if node is body:
+                inside = True
+            if inside and skipping is None:
+                if tag in INVISIBLE_TAGS and node is not body:
+                    skipping = node
+                    if tag in FORM_TAGS and open_nodes:
+                        r.form[open_nodes[-1]] = True
+                else:
+                    parent = open_nodes[-1] if open_nodes else -1
+                    if tag in BLOCK_TAGS:
+                        pending_break = True
+                    _add(r, node, False, parent, "", begin, links > 0, False)
+                    r.form[-1] = tag in FORM_TAGS
+                    key = (path_of[parent] if parent >= 0 else -1, _token(node))
+                    path_of.append(paths.setdefault(key, len(paths)))
+                    open_nodes.append(len(r.parent) - 1)
+                    links += tag == "a"
+            if node.text:
+                if inside and skipping is None:
+                    add_text(node.text, pos)
+                pos += len(node.text)
+            continue
+        pos += len(node.tag) + 3
+        if inside and skipping is None:
+            index = open_nodes.pop()
+            r.stop[index] = pos
+            links -= tag == "a"
+            if tag in BLOCK_TAGS:
+                pending_break = True
+        elif node is skipping:
+            skipping = None
+        if node is body:
+            inside = False
+            open_nodes.clear()
+        if node.tail:
+            if inside and skipping is None:
+                add_text(node.tail, pos)
+            pos += len(node.tail)
+    r.class_path = path_of
+    return r, pos
+
+
+def _add(r: _Raw, element: etree._Element, is_text: bool, parent: int, text: str, start: int,
+         in_link: bool, break_before: bool) -> None:
+    r.element.append(element)
+    r.is_text.append(is_text)
+    r.parent.append(parent)
+    r.text.append(text)
+    r.start.append(start)
+    r.stop.append(start)
+    r.form.append(False)
+    r.in_link.append(in_link)
+    r.break_before.append(break_before)
+
+
+def collapse_dom(page: ParsedPage) -> CollapsedDOM:
+    """Section 3.1: prune the body's tree and merge single-child parents into their child."""
+    r, source_length = _walk(page)
+    n = len(r.parent)
+    has_text = list(r.is_text)
+    form = list(r.form)
+    for i in range(n - 1, 0, -1):                 # children follow parents: one sweep is bottom-up
+        p = r.parent[i]
+        if p >= 0:
+            has_text[p] = has_text[p] or has_text[i]
+            form[p] = form[p] or form[i]
+    kept_children = [0] * n
+    for i in range(1, n):
+        if has_text[i] and r.parent[i] >= 0:
+            kept_children[r.parent[i]] += 1
+
+    c = CollapsedDOM([], [], [], [], [], [], [], [], [], [], [], [], [], [], source_length)
+    chain_tags: list[list[str]] = []
+    cdom_of = [-1] * n
+    for i in range(n):
+        if not has_text[i]:
+            continue
+        p = r.parent[i]
+        if p >= 0 and kept_children[p] == 1:          # the only child: merge into the parent's chain
+            k = cdom_of[p]
+        else:
+            k = len(c.parent)
+            parent = cdom_of[p] if p >= 0 else -1
+            c.parent.append(parent)
+            c.end.append(k)
+            c.depth.append(c.depth[parent] + 1 if parent >= 0 else 0)
+            chain_tags.append([])
+            c.top.append(r.element[i])
+            c.start.append(r.start[i])
+            c.stop.append(r.stop[i])
+            c.has_form.append(form[i])
+            c.text.append(None)
+            c.holder.append(None)
+            c.in_link.append(False)
+            c.break_before.append(False)
+            c.class_path.append(-1)
+        cdom_of[i] = k
+        if r.is_text[i]:
+            chain_tags[k].append(TEXT_TAG)
+            c.text[k] = " ".join(r.text[i].split())
+            c.holder[k] = r.element[i]
+            c.in_link[k] = r.in_link[i]
+            c.break_before[k] = r.break_before[i]
+            c.class_path[k] = r.class_path[i]
+            c.leaves.append(k)
+        else:
+            chain_tags[k].append(r.element[i].tag.lower())
+    c.tags = [tuple(t) for t in chain_tags]
+    for k in range(len(c.parent) - 1, 0, -1):
+        p = c.parent[k]
+        if c.end[k] > c.end[p]:
+            c.end[p] = c.end[k]
+    return c
+
+
+def segment_blocks(cdom: CollapsedDOM) -> Blocks:
+    """Section 3.2: the CDOM leaves, in document order, with text, XPath and tag."""
+    holders = [cdom.holder[k] for k in cdom.leaves]
+    return Blocks(cdom=cdom, node=list(cdom.leaves), text=[cdom.text[k] for k in cdom.leaves],
+                  xpath=[xpath_of(h) for h in holders], tag=[h.tag.lower() for h in holders])
+
+
+def page_blocks(page: ParsedPage) -> Blocks:
+    """`segment_blocks(collapse_dom(page))`."""
+    return segment_blocks(collapse_dom(page))

@@ -1,0 +1,301 @@
+"""Web2Text features (section 3.3, Appendix A): 128 per block, 25 per pair of neighbouring blocks.
+
+Raw values only. Section 3.3 clips and standardises the non-binary features with training-set
+statistics; `fit_stats` computes those from a training matrix and `standardise` applies them.
+Binary features are 1/0 as in Table 3 (the authors' released code used +1/-1).
+
+Ambiguities in Appendix A, and what we chose:
+- b21/b22 say "b25 squared/cubed" and b27 says "17 squared": typos for b20 and b26 (the names say so).
+- the punctuation set prints as "{, , ? , ; , : , !}": the first character was lost; we read `. , ? ; : !`.
+- b49-b69 "parent tag features" list 20 tags with `ul` twice and overlap b69 "has grandparent": the
+  count of 128 only works with b49-b68 = the 20 listed tags, so we keep both `ul` columns (identical;
+  the authors' code has the same list) and b69 = has grandparent.
+- b5/b10 are logs of values that can be 0 (no words, no punctuation): we return the appendix's lower
+  clip bound (0 and -4), which is what clipping log(0) = -inf would give.
+- ratios over zero words (b6, b8, b20-b22) are 0; `b4 has_word` tells those blocks apart.
+- b13 "average sentence length" is in characters (clip range e^2..e^5 = 7..148 fits characters, and
+  the authors' code divides characters by sentences); sentences end at `.!?` followed by a space.
+- b3 "ratio of nodes with the same class path": nodes = blocks; the path runs from `<body>` to the
+  element holding the text, each step `tag.class1.class2` (classes sorted).
+- b1/b2 duplicates compare whitespace-collapsed block texts; "at least 10 other" = 11 or more in all.
+- b26 "position in the source code" and b29 "ratio of source characters" use the estimated source
+  offsets of `dom.py` (lxml keeps none); b29's denominator is the whole document, so the root's b29
+  (b90) is the share of the page inside `<body>`.
+- b30 link density and the other "p ..." statistics of a CDOM node aggregate the leaves below it.
+- ancestor features (b29-b48 and copies) have no value when the ancestor is missing: all 0.
+- edge "line break": a block-level tag (BLOCK_TAGS, which includes <br>) opens or closes between the
+  two texts in the original DOM, i.e. an unstyled browser would start a new line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from .dom import Blocks, CollapsedDOM
+
+__all__ = ["FEATURE_NAMES", "EDGE_FEATURE_NAMES", "BINARY_FEATURES", "BINARY_EDGE_FEATURES", "APPENDIX_CLIP",
+           "FeatureStats", "block_features", "edge_features", "fit_stats", "standardise", "stopwords"]
+
+PUNCTUATION = ".,?;:!"
+PARENT_TAGS = ("td", "div", "p", "tr", "table", "body", "ul", "span", "li", "blockquote", "b", "small", "a", "ol",
+               "ul", "i", "form", "dl", "strong", "pre")          # b49-b68, `ul` twice as printed
+LEAF_TAGS = ("a", "p", "td", "b", "li", "span", "i", "tr", "div", "strong", "em", "h3", "h2", "table", "h4",
+             "small", "sup", "h1", "blockquote")                   # b110-b128
+
+# the 20 statistics of an ancestor CDOM node: b29-b48 (parent), b70-b89, b90-b109, edge e6-e25
+ANCESTOR_STATS = ("body_percentage", "link_density", "avg_word_length", "has_stopword", "stopword_ratio",
+                  "log_n_characters", "log_punctuation_ratio", "has_numeric", "numeric_ratio",
+                  "log_avg_sentence_length", "ends_with_punctuation", "ends_with_question_mark",
+                  "contains_copyright", "contains_email", "contains_url", "contains_year",
+                  "ratio_words_with_capital", "ratio_words_with_capital^2", "ratio_words_with_capital^3",
+                  "contains_form_element")
+NODE_STATS = ("has_duplicate", "has_10_duplicates", "ratio_same_class_path", "has_word", "log_n_words",
+              "avg_word_length", "has_stopword", "stopword_ratio", "log_n_characters", "log_punctuation_ratio",
+              "has_numeric", "numeric_ratio", "log_avg_sentence_length", "ends_with_punctuation",
+              "ends_with_question_mark", "contains_copyright", "contains_email", "contains_url", "contains_year",
+              "ratio_words_with_capital", "ratio_words_with_capital^2", "ratio_words_with_capital^3",
+              "contains_punctuation", "n_punctuation", "has_multiple_sentences", "relative_position",
+              "relative_position^2")                                # b1-b27
+
+
+def _names() -> list[str]:
+    cols = [f"node.{s}" for s in NODE_STATS] + ["parent.exists"]
+    cols += [f"parent.{s}" for s in ANCESTOR_STATS] + [f"parent.tag_{t}" for t in PARENT_TAGS]
+    cols += ["grandparent.exists"] + [f"grandparent.{s}" for s in ANCESTOR_STATS]
+    cols += [f"root.{s}" for s in ANCESTOR_STATS] + [f"node.tag_{t}" for t in LEAF_TAGS]
+    seen: dict[str, int] = {}
+    out = []
+    for i, c in enumerate(cols, 1):
+        seen[c] = seen.get(c, 0) + 1
+        out.append(f"b{i}.{c}" + ("_2" if seen[c] > 1 else ""))   # the second parent.tag_ul column
+    return out
+
+
+FEATURE_NAMES: list[str] = _names()
+EDGE_FEATURE_NAMES: list[str] = (["e1.tree_distance_2", "e2.tree_distance_3", "e3.tree_distance_4",
+                                  "e4.tree_distance_more", "e5.line_break"]
+                                 + [f"e{i}.ancestor.{s}" for i, s in enumerate(ANCESTOR_STATS, 6)])
+
+_BINARY_STATS = {"has_duplicate", "has_10_duplicates", "has_word", "has_stopword", "has_numeric",
+                 "ends_with_punctuation", "ends_with_question_mark", "contains_copyright", "contains_email",
+                 "contains_url", "contains_year", "contains_punctuation", "has_multiple_sentences", "exists",
+                 "contains_form_element"}
+
+
+def _is_binary(name: str) -> bool:
+    stat = name.split(".")[-1]
+    return stat in _BINARY_STATS or stat.startswith(("tag_", "tree_distance_", "line_break"))
+
+
+BINARY_FEATURES = np.array([_is_binary(n) for n in FEATURE_NAMES])
+BINARY_EDGE_FEATURES = np.array([_is_binary(n) for n in EDGE_FEATURE_NAMES])
+
+# Clip ranges printed in Table 3 (b5, b6, b9, b10, b13), applied to the same statistic of every scope.
+# Exception: log(n characters) of an ancestor, where 5.5 (245 characters) would flatten nearly every
+# parent and root; we use [2.5, 10] as the authors' released code does for node statistics.
+APPENDIX_CLIP = {"log_n_words": (0.0, 3.5), "avg_word_length": (3.0, 15.0), "log_n_characters": (2.5, 5.5),
+                 "log_punctuation_ratio": (-4.0, -2.5), "log_avg_sentence_length": (2.0, 5.0)}
+_ANCESTOR_LOG_CHARS_CLIP = (2.5, 10.0)
+
+_WORD = re.compile(r"\w+")
+_SENTENCE_END = re.compile(r"(?<=[\w)\]\"'])[.!?]+\s+")     # a sentence ends after a word, not at ". Next"
+_NON_DIGIT = re.compile(r"\D+")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_URL = re.compile(r"\b(?:https?|ftp)://\S|\bwww\.[\w-]+\.\w")
+
+
+@cache
+def stopwords() -> frozenset[str]:
+    """The shipped English stopword list (`stopwords_en.txt`)."""
+    lines = (Path(__file__).with_name("stopwords_en.txt")).read_text(encoding="utf-8").splitlines()
+    return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
+
+
+# per-node count columns, summed over the leaves below a node
+_N_CHARS, _N_WORDS, _WORD_LEN, _N_STOP, _N_PUNCT, _N_DIGITS, _N_SENT, _N_CAP, _LINK_CHARS, \
+    _COPYRIGHT, _EMAIL_C, _URL_C, _YEAR = range(13)
+
+
+def _leaf_counts(text: str, in_link: bool, stop: frozenset[str]) -> list[float]:
+    words = _WORD.findall(text)
+    n_chars = len(text)
+    return [n_chars, len(words), sum(map(len, words)), sum(w.lower() in stop for w in words),
+            sum(text.count(c) for c in PUNCTUATION), len(_NON_DIGIT.sub("", text)),
+            len(_SENTENCE_END.findall(text.rstrip())) + 1, sum(w[0].isupper() for w in words),
+            n_chars if in_link else 0, "©" in text, _EMAIL.search(text) is not None,
+            _URL.search(text) is not None, any(len(w) == 4 and w.isascii() and w.isdigit() for w in words)]
+
+
+def _node_counts(cdom: CollapsedDOM) -> np.ndarray:
+    """(n_nodes, 13) counts of every CDOM node, summed bottom-up one depth level at a time."""
+    stop = stopwords()
+    counts = np.zeros((len(cdom), 13))
+    for k in cdom.leaves:
+        counts[k] = _leaf_counts(cdom.text[k], cdom.in_link[k], stop)
+    depth = np.asarray(cdom.depth)
+    parent = np.asarray(cdom.parent)
+    order = np.argsort(-depth, kind="stable")
+    bounds = np.flatnonzero(np.diff(depth[order])) + 1
+    for level in np.split(order, bounds):
+        if level.size and depth[level[0]] > 0:
+            np.add.at(counts, parent[level], counts[level])
+    return counts
+
+
+def _safe_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.divide(a, b, out=np.zeros_like(a, dtype=float), where=b > 0)
+
+
+def _ancestor_stats(cdom: CollapsedDOM, c: np.ndarray) -> np.ndarray:
+    """(n_nodes, 20) = the 20 ANCESTOR_STATS of every CDOM node."""
+    n_chars, n_words = c[:, _N_CHARS], c[:, _N_WORDS]
+    last = np.asarray(cdom.end)                       # a node's last leaf ends its text
+    leaf_end = _ends(cdom)
+    cap = _safe_div(c[:, _N_CAP], n_words)
+    span = np.asarray(cdom.stop, dtype=float) - np.asarray(cdom.start, dtype=float)
+    cols = [span / max(cdom.source_length, 1), _safe_div(c[:, _LINK_CHARS], n_chars),
+            _safe_div(c[:, _WORD_LEN], n_words), c[:, _N_STOP] > 0, _safe_div(c[:, _N_STOP], n_words),
+            np.log(np.maximum(n_chars, 1)), _log_or(_safe_div(c[:, _N_PUNCT], n_chars), -4.0),
+            c[:, _N_DIGITS] > 0, _safe_div(c[:, _N_DIGITS], n_chars),
+            np.log(np.maximum(_safe_div(n_chars, c[:, _N_SENT]), 1)),
+            leaf_end[last, 0], leaf_end[last, 1], c[:, _COPYRIGHT] > 0, c[:, _EMAIL_C] > 0, c[:, _URL_C] > 0,
+            c[:, _YEAR] > 0, cap, cap ** 2, cap ** 3, np.asarray(cdom.has_form)]
+    return np.column_stack(cols).astype(float)
+
+
+def _ends(cdom: CollapsedDOM) -> np.ndarray:
+    """(n_nodes, 2): leaf text ends with punctuation / with '?' (0 for inner nodes)."""
+    out = np.zeros((len(cdom), 2))
+    for k in cdom.leaves:
+        t = cdom.text[k]
+        out[k] = (t[-1] in PUNCTUATION, t[-1] == "?")
+    return out
+
+
+def _log_or(x: np.ndarray, floor: float) -> np.ndarray:
+    """log(x), and `floor` (the appendix's lower clip bound) where x is 0."""
+    return np.where(x > 0, np.log(np.where(x > 0, x, 1.0)), floor)
+
+
+def _tags_onehot(cdom: CollapsedDOM, nodes: list[int], tags: tuple[str, ...]) -> np.ndarray:
+    """1 where a tag occurs anywhere in the node's merged chain (a CDOM node stands for all of them)."""
+    out = np.zeros((len(nodes), len(tags)))
+    for row, k in enumerate(nodes):
+        if k >= 0:
+            chain = cdom.tags[k]
+            out[row] = [t in chain for t in tags]
+    return out
+
+
+def _gather(stats: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """Rows of `stats` for `nodes`, zeros where a node is -1 (missing ancestor)."""
+    out = np.zeros((len(nodes), stats.shape[1]))
+    ok = nodes >= 0
+    out[ok] = stats[nodes[ok]]
+    return out
+
+
+def block_features(blocks: Blocks) -> np.ndarray:
+    """(n_blocks, 128) raw block features in the order of FEATURE_NAMES (Appendix A, b1-b128)."""
+    cdom, n = blocks.cdom, len(blocks)
+    if n == 0:
+        return np.zeros((0, len(FEATURE_NAMES)))
+    counts = _node_counts(cdom)
+    anc = _ancestor_stats(cdom, counts)
+    leaves = np.asarray(blocks.node)
+    parent_of = np.asarray(cdom.parent)
+    parents = parent_of[leaves]
+    grand = np.where(parents >= 0, parent_of[np.maximum(parents, 0)], -1)
+    c = counts[leaves]
+
+    texts: dict[str, int] = {}
+    paths: dict[int, int] = {}
+    for t, k in zip(blocks.text, leaves, strict=True):
+        texts[t] = texts.get(t, 0) + 1
+        paths[cdom.class_path[k]] = paths.get(cdom.class_path[k], 0) + 1
+    same_text = np.array([texts[t] for t in blocks.text], dtype=float)
+    same_path = np.array([paths[cdom.class_path[k]] for k in leaves], dtype=float)
+    n_words, n_punct = c[:, _N_WORDS], c[:, _N_PUNCT]
+    rel = np.asarray([cdom.start[k] for k in leaves], dtype=float) / max(cdom.source_length, 1)
+    own = anc[leaves]                                 # the node's own text statistics, same formulas
+    s = {name: own[:, i] for i, name in enumerate(ANCESTOR_STATS)}
+    node = np.column_stack([
+        same_text > 1, same_text > 10, same_path / n, n_words > 0, _log_or(n_words, 0.0),
+        s["avg_word_length"], s["has_stopword"], s["stopword_ratio"], s["log_n_characters"],
+        s["log_punctuation_ratio"], s["has_numeric"], s["numeric_ratio"], s["log_avg_sentence_length"],
+        s["ends_with_punctuation"], s["ends_with_question_mark"], s["contains_copyright"], s["contains_email"],
+        s["contains_url"], s["contains_year"], s["ratio_words_with_capital"], s["ratio_words_with_capital^2"],
+        s["ratio_words_with_capital^3"], n_punct > 0, n_punct, c[:, _N_SENT] > 1, rel, rel ** 2,
+    ]).astype(float)
+    root = np.zeros(n, dtype=int)
+    out = np.hstack([node, (parents >= 0)[:, None], _gather(anc, parents),
+                     _tags_onehot(cdom, parents.tolist(), PARENT_TAGS), (grand >= 0)[:, None],
+                     _gather(anc, grand), _gather(anc, root), _tags_onehot(cdom, leaves.tolist(), LEAF_TAGS)])
+    return out.astype(float)
+
+
+def edge_features(blocks: Blocks) -> np.ndarray:
+    """(n_blocks - 1, 25) raw edge features in the order of EDGE_FEATURE_NAMES (section 3.3)."""
+    cdom, n = blocks.cdom, len(blocks)
+    if n < 2:
+        return np.zeros((0, len(EDGE_FEATURE_NAMES)))
+    end, parent, depth = cdom.end, cdom.parent, cdom.depth
+    common = np.empty(n - 1, dtype=int)
+    distance = np.empty(n - 1)
+    for i in range(n - 1):
+        a, b = blocks.node[i], blocks.node[i + 1]
+        x = a
+        while end[x] < b:           # pre-order: the common ancestor is the first one whose subtree holds b
+            x = parent[x]
+        common[i] = x
+        distance[i] = depth[a] + depth[b] - 2 * depth[x]
+    anc = _ancestor_stats(cdom, _node_counts(cdom))
+    brk = np.array([cdom.break_before[k] for k in blocks.node[1:]], dtype=float)
+    out = np.column_stack([distance == 2, distance == 3, distance == 4, distance > 4, brk, anc[common]])
+    return out.astype(float)
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureStats:
+    """Training-set statistics per column: clip to [lo, hi], then (x - mean) / std."""
+
+    mean: np.ndarray
+    std: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    binary: np.ndarray             # columns left as they are (1/0)
+
+
+def _clip_bounds(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    lo, hi = np.full(len(names), -np.inf), np.full(len(names), np.inf)
+    for i, name in enumerate(names):
+        scope, stat = name.split(".")[-2:]
+        if stat in APPENDIX_CLIP:
+            lo[i], hi[i] = (_ANCESTOR_LOG_CHARS_CLIP if stat == "log_n_characters" and scope != "node"
+                            else APPENDIX_CLIP[stat])
+    return lo, hi
+
+
+def fit_stats(features: np.ndarray, names: list[str] = FEATURE_NAMES) -> FeatureStats:
+    """Clip with APPENDIX_CLIP, then take each non-binary column's mean and std (std 0 -> 1)."""
+    lo, hi = _clip_bounds(names)
+    binary = np.array([_is_binary(n) for n in names])
+    clipped = np.clip(features, lo, hi)
+    mean = clipped.mean(axis=0) if len(clipped) else np.zeros(len(names))
+    std = clipped.std(axis=0) if len(clipped) else np.ones(len(names))
+    std = np.where(std > 0, std, 1.0)
+    return FeatureStats(mean=np.where(binary, 0.0, mean), std=np.where(binary, 1.0, std), lo=lo, hi=hi,
+                        binary=binary)
+
+
+def standardise(features: np.ndarray, stats: FeatureStats) -> np.ndarray:
+    """Section 3.3: clip and standardise the non-binary columns; binary columns pass through."""
+    clipped = np.clip(features, stats.lo, stats.hi)
+    scaled = (clipped - stats.mean) / stats.std
+    return np.where(stats.binary, features, scaled)
+
