@@ -15,7 +15,7 @@ from lxml import etree
 from .decode import DecodedText, decode_body, looks_binary
 from .errors import EmptyPageError, NotHtmlError, ParseError
 
-__all__ = ["ParsedPage", "page_markup", "parse_html", "parse_page", "MAX_DEPTH"]
+__all__ = ["ParsedPage", "page_from_decoded", "page_markup", "parse_html", "parse_page", "MAX_DEPTH"]
 
 MAX_DEPTH = 2048
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "application/xml", "text/xml", "text/plain", "")
@@ -150,7 +150,15 @@ def parse_page(body: bytes | None, *, url: str | None = None, page_id: str | Non
         raise EmptyPageError("empty body")
     if looks_binary(body):
         raise NotHtmlError("binary content")
-    decoded: DecodedText = decode_body(body, charset_hint)
+    return page_from_decoded(decode_body(body, charset_hint), url=url, page_id=page_id)
+
+
+def page_from_decoded(decoded: DecodedText, *, url: str | None = None, page_id: str | None = None) -> ParsedPage:
+    """Parse already decoded text into a ParsedPage (for callers that time decoding and parsing apart).
+
+    Raises:
+        EmptyPageError, ParseError: as `parse_html`.
+    """
     root, flattened = parse_html(decoded.text)
     return ParsedPage(root=root, url=url, page_id=page_id, encoding=decoded.encoding,
                       encoding_source=decoded.source, lossy_decoding=decoded.lossy, flattened=flattened,

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pagesieve.models.page import PageError, ParsedPage, decode_body, parse_html
+from pagesieve.models.page import PageError, ParsedPage, decode_body, page_from_decoded
 from pagesieve.models.registry import CleanMethod, build_method
 
 from .datasets import GoldPage
@@ -81,13 +81,10 @@ def _prepare(page: GoldPage) -> tuple[ParsedPage | None, str | None, float, floa
     decoded = decode_body(page.html)
     decoded_at = time.perf_counter()
     try:
-        root, flattened = parse_html(decoded.text)
+        parsed = page_from_decoded(decoded, url=page.url, page_id=page.page_id)
     except PageError as exc:
         now = time.perf_counter()
         return None, exc.status, (decoded_at - start) * 1000, (now - decoded_at) * 1000
-    parsed = ParsedPage(root=root, url=page.url, page_id=page.page_id, encoding=decoded.encoding,
-                        encoding_source=decoded.source, lossy_decoding=decoded.lossy, flattened=flattened,
-                        markup=decoded.text)
     return parsed, None, (decoded_at - start) * 1000, (time.perf_counter() - decoded_at) * 1000
 
 
