@@ -58,13 +58,14 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
     for marker in markers:
         reasons.update(marker["by_reason"])
     files = [f"{out.rstrip('/')}/{name}" for m in markers for name in m["files"]]
-    written = spark.read.schema(spark_schema(PAGES)).parquet(*files) if files else None
-    n_pages = written.count() if written is not None else 0
+    # one groupBy over the written pages gives both the status counts and, summed, the page count
+    statuses = counts_by(spark.read.schema(spark_schema(PAGES)).parquet(*files), "ingest_status") if files else {}
+    n_pages = sum(statuses.values())
     skipped = {k: v for k, v in reasons.items() if k != "page"}
     report.check_accounting(sum(reasons.values()), {"pages": n_pages, **skipped}, "records")
     report.set(inputs=list(inputs), archives=len(paths), archives_resumed=len(resumed),
                input_records=sum(reasons.values()), pages=n_pages, skipped=skipped,
-               ingest_status=counts_by(written, "ingest_status") if written is not None else {}, output=out)
+               ingest_status=statuses, output=out)
     return n_pages
 
 
