@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from pagesieve.models.page import CleanResult, PageError, ParsedPage, parse_page
+from pagesieve.models.page import CleanResult, PageError, ParsedPage, one_line, parse_page
 from pagesieve.models.registry import CleanMethod, build_method
 from pagesieve.schemas import DOCUMENTS
 
@@ -53,7 +53,7 @@ def _warn_once(kind: str, message: str) -> None:
 
 def _failure(exc: BaseException) -> CleanResult:
     status = getattr(exc, "status", "error")
-    message = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+    message = one_line(exc, 300)
     if not isinstance(exc, (PageError, PageTimeout)):
         _warn_once(type(exc).__name__, message)
     return CleanResult(status=status, error=message)

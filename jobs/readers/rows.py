@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pagesieve.jobs.readers.payload import decode_payload
+from pagesieve.models.page.errors import one_line
 from pagesieve.schemas import READER_ROWS
 
 __all__ = ["HTML_MEDIA_TYPES", "add_body", "header_dict", "get_header", "hash_id", "media_type", "one_line",
@@ -90,12 +91,6 @@ def skip_reason(wtype: str, media: str | None) -> str | None:
     if wtype != "response":
         return wtype
     return None if media in HTML_MEDIA_TYPES else "non_html"
-
-
-def one_line(exc: BaseException | str) -> str:
-    """An exception or message as one line of at most 200 characters."""
-    message = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
-    return " ".join(message.split())[:200]
 
 
 def text(value: bytes | str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PageError", "DecodeError", "ParseError", "NotHtmlError", "EmptyPageError"]
+__all__ = ["PageError", "DecodeError", "ParseError", "NotHtmlError", "EmptyPageError", "one_line"]
 
 
 class PageError(Exception):
@@ -29,3 +29,10 @@ class EmptyPageError(PageError):
     """Nothing to work on: an empty body, or a document without any element content."""
 
     status = "empty"
+
+
+def one_line(failure: BaseException | str, limit: int = 200) -> str:
+    """An exception (as `Type: message`) or a message, on one line of at most `limit` characters:
+    the form of every `error` column and per-failure log line."""
+    message = failure if isinstance(failure, str) else f"{type(failure).__name__}: {failure}"
+    return " ".join(message.split())[:limit]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pagesieve.models.page import PageError, ParsedPage, decode_body, page_from_decoded
+from pagesieve.models.page import PageError, ParsedPage, decode_body, one_line, page_from_decoded
 from pagesieve.models.registry import CleanMethod, build_method
 
 from .datasets import GoldPage
@@ -124,7 +124,7 @@ def evaluate_pages(dataset: str, pages: Sequence[GoldPage], methods: dict[str, C
                 result = method.process(parsed)
                 status, text, error = result.status, result.text, result.error
             except Exception as exc:  # noqa: BLE001 - a failing method is scored, not fatal
-                status, text, error = "error", "", f"{type(exc).__name__}: {exc}"[:200]
+                status, text, error = "error", "", one_line(exc)
             ms = shared + (time.perf_counter() - start) * 1000
             scores.append(_score(dataset, page, name, status, text, ms, error))
         if (i + 1) % 100 == 0:
