@@ -24,7 +24,9 @@ setup(
     python_requires=">=3.11",
     package_dir=package_dir,
     packages=packages,
-    package_data={"pagesieve.conf": ["*.toml", "*.json", "*.txt", "*.properties", "*.sh"]},
+    package_data={"pagesieve.conf": ["*.toml", "*.json", "*.txt", "*.properties", "*.sh"],
+                  # the stopword list and the trained models (scripts/train_web2text.py)
+                  "pagesieve.models.web2text": ["*.txt", "weights/*.npz", "weights/*.json"]},
     install_requires=[
         "pyspark>=4.0,<5",
         "pandas>=2.2,<3",

@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-pages", type=int, default=200, help="pages for the per-method memory probe")
     ap.add_argument("--no-memory", action="store_true", help="skip the memory probes")
     ap.add_argument("--no-plots", action="store_true")
+    ap.add_argument("--blocks", action="store_true",
+                    help="also score block labels (Web2Text's DOM-leaf blocks, labelled from the gold text)")
     ap.add_argument("--cpu", type=int, default=0, help="CPU to pin the process to (-1: no pinning)")
     ap.add_argument("--conf", action="append", default=[], metavar="METHOD.KEY=VALUE", help="method settings")
     ap.add_argument("--config", default=None, metavar="FILE", help="TOML file with [method] sections")
@@ -74,13 +76,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit:
             pages = pages[: args.limit]
         log.info("%s: %d pages, methods %s", name, len(pages), ", ".join(methods))
-        scores += evaluate_pages(name, pages, methods, warmup=args.warmup)
+        scores += evaluate_pages(name, pages, methods, warmup=args.warmup, blocks=args.blocks)
         if not args.no_memory:
             memory[name] = {m: memory_probe(m, path, split, min(args.memory_pages, len(pages)), config.section(m))
                             for m in methods}
     data = write_report(scores, args.out, skipped=skipped, memory=memory, plots=not args.no_plots,
                         config={"methods": names, "datasets": args.dataset, "split": args.split, "limit": args.limit,
-                                "warmup": args.warmup, "cpu": args.cpu,
+                                "warmup": args.warmup, "cpu": args.cpu, "blocks": args.blocks,
                                 "settings": {n: config.section(n) for n in methods}})
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     print(f"report: {args.out}/report.md, {len(data['files'])} files", file=sys.stderr)

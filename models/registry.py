@@ -16,6 +16,7 @@ CleanMethod = Method
 
 METHODS: dict[str, str] = {
     "cnr": "pagesieve.models.cnr:CNR",
+    "web2text": "pagesieve.models.web2text:Web2Text",
     "trafilatura": "pagesieve.models.peers.trafilatura:Trafilatura",
     "resiliparse": "pagesieve.models.peers.resiliparse:Resiliparse",
     "trafilatura_precision": "pagesieve.models.peers.trafilatura:TrafilaturaPrecision",

@@ -7,6 +7,7 @@ order rotates) so that machine noise hits all of them alike. Report ratios, not 
 
     .venv/bin/python scripts/bench_extract.py                       # cleaneval + scrapinghub
     .venv/bin/python scripts/bench_extract.py --limit 200 --json bench.json
+    .venv/bin/python scripts/bench_extract.py --methods web2text,cnr,trafilatura,resiliparse
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def extractors(names: list[str]) -> dict[str, Callable[[bytes], str]]:
     """name -> function(raw bytes) -> text."""
     out: dict[str, Callable[[bytes], str]] = {}
     for name in names:
-        if name in ("cnr",):
+        if name in ("cnr", "web2text"):
             from pagesieve.models.page import PageError, parse_page
             from pagesieve.models.registry import build_method
 

@@ -32,14 +32,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from importlib import resources
 
 import numpy as np
 
 from .dom import Blocks, CollapsedDOM
 
 __all__ = ["FEATURE_NAMES", "EDGE_FEATURE_NAMES", "BINARY_FEATURES", "BINARY_EDGE_FEATURES", "APPENDIX_CLIP",
-           "FeatureStats", "block_features", "edge_features", "fit_stats", "standardise", "stopwords"]
+           "FeatureStats", "block_features", "edge_features", "page_features", "fit_stats", "standardise",
+           "stopwords"]
 
 PUNCTUATION = ".,?;:!"
 PARENT_TAGS = ("td", "div", "p", "tr", "table", "body", "ul", "span", "li", "blockquote", "b", "small", "a", "ol",
@@ -105,6 +106,7 @@ _ANCESTOR_LOG_CHARS_CLIP = (2.5, 10.0)
 _WORD = re.compile(r"\w+")
 _SENTENCE_END = re.compile(r"(?<=[\w)\]\"'])[.!?]+\s+")     # a sentence ends after a word, not at ". Next"
 _NON_DIGIT = re.compile(r"\D+")
+_DROP_PUNCTUATION = str.maketrans("", "", PUNCTUATION)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"\b(?:https?|ftp)://\S|\bwww\.[\w-]+\.\w")
 
@@ -112,7 +114,8 @@ _URL = re.compile(r"\b(?:https?|ftp)://\S|\bwww\.[\w-]+\.\w")
 @cache
 def stopwords() -> frozenset[str]:
     """The shipped English stopword list (`stopwords_en.txt`)."""
-    lines = (Path(__file__).with_name("stopwords_en.txt")).read_text(encoding="utf-8").splitlines()
+    # importlib.resources, not __file__: the package also runs from a zip (spark-submit --py-files)
+    lines = resources.files(__package__).joinpath("stopwords_en.txt").read_text(encoding="utf-8").splitlines()
     return frozenset(w.strip() for w in lines if w.strip() and not w.startswith("#"))
 
 
@@ -122,13 +125,16 @@ _N_CHARS, _N_WORDS, _WORD_LEN, _N_STOP, _N_PUNCT, _N_DIGITS, _N_SENT, _N_CAP, _L
 
 
 def _leaf_counts(text: str, in_link: bool, stop: frozenset[str]) -> list[float]:
+    # called once per block: C-level counting (map, translate) and cheap guards before the rarer regexes
     words = _WORD.findall(text)
     n_chars = len(text)
-    return [n_chars, len(words), sum(map(len, words)), sum(w.lower() in stop for w in words),
-            sum(text.count(c) for c in PUNCTUATION), len(_NON_DIGIT.sub("", text)),
-            len(_SENTENCE_END.findall(text.rstrip())) + 1, sum(w[0].isupper() for w in words),
-            n_chars if in_link else 0, "©" in text, _EMAIL.search(text) is not None,
-            _URL.search(text) is not None, any(len(w) == 4 and w.isascii() and w.isdigit() for w in words)]
+    n_digits = len(_NON_DIGIT.sub("", text))
+    return [n_chars, len(words), sum(map(len, words)), sum(map(stop.__contains__, map(str.lower, words))),
+            n_chars - len(text.translate(_DROP_PUNCTUATION)), n_digits,
+            len(_SENTENCE_END.findall(text.rstrip())) + 1, sum(1 for w in words if w[0].isupper()),
+            n_chars if in_link else 0, "©" in text, "@" in text and _EMAIL.search(text) is not None,
+            ("://" in text or "www." in text) and _URL.search(text) is not None,
+            n_digits >= 4 and any(len(w) == 4 and w.isascii() and w.isdigit() for w in words)]
 
 
 def _node_counts(cdom: CollapsedDOM) -> np.ndarray:
@@ -154,7 +160,7 @@ def _safe_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _ancestor_stats(cdom: CollapsedDOM, c: np.ndarray) -> np.ndarray:
     """(n_nodes, 20) = the 20 ANCESTOR_STATS of every CDOM node."""
     n_chars, n_words = c[:, _N_CHARS], c[:, _N_WORDS]
-    last = np.asarray(cdom.end)                       # a node's last leaf ends its text
+    last = np.asarray(cdom.end, dtype=np.intp)        # a node's last leaf ends its text
     leaf_end = _ends(cdom)
     cap = _safe_div(c[:, _N_CAP], n_words)
     span = np.asarray(cdom.stop, dtype=float) - np.asarray(cdom.start, dtype=float)
@@ -200,13 +206,28 @@ def _gather(stats: np.ndarray, nodes: np.ndarray) -> np.ndarray:
     return out
 
 
+def page_features(blocks: Blocks) -> tuple[np.ndarray, np.ndarray]:
+    """`(block_features(blocks), edge_features(blocks))`, counting the text statistics of the CDOM once."""
+    counts = _node_counts(blocks.cdom)
+    anc = _ancestor_stats(blocks.cdom, counts)
+    return _block_features(blocks, counts, anc), _edge_features(blocks, anc)
+
+
 def block_features(blocks: Blocks) -> np.ndarray:
     """(n_blocks, 128) raw block features in the order of FEATURE_NAMES (Appendix A, b1-b128)."""
+    counts = _node_counts(blocks.cdom)
+    return _block_features(blocks, counts, _ancestor_stats(blocks.cdom, counts))
+
+
+def edge_features(blocks: Blocks) -> np.ndarray:
+    """(n_blocks - 1, 25) raw edge features in the order of EDGE_FEATURE_NAMES (section 3.3)."""
+    return _edge_features(blocks, _ancestor_stats(blocks.cdom, _node_counts(blocks.cdom)))
+
+
+def _block_features(blocks: Blocks, counts: np.ndarray, anc: np.ndarray) -> np.ndarray:
     cdom, n = blocks.cdom, len(blocks)
     if n == 0:
         return np.zeros((0, len(FEATURE_NAMES)))
-    counts = _node_counts(cdom)
-    anc = _ancestor_stats(cdom, counts)
     leaves = np.asarray(blocks.node)
     parent_of = np.asarray(cdom.parent)
     parents = parent_of[leaves]
@@ -239,8 +260,7 @@ def block_features(blocks: Blocks) -> np.ndarray:
     return out.astype(float)
 
 
-def edge_features(blocks: Blocks) -> np.ndarray:
-    """(n_blocks - 1, 25) raw edge features in the order of EDGE_FEATURE_NAMES (section 3.3)."""
+def _edge_features(blocks: Blocks, anc: np.ndarray) -> np.ndarray:
     cdom, n = blocks.cdom, len(blocks)
     if n < 2:
         return np.zeros((0, len(EDGE_FEATURE_NAMES)))
@@ -254,7 +274,6 @@ def edge_features(blocks: Blocks) -> np.ndarray:
             x = parent[x]
         common[i] = x
         distance[i] = depth[a] + depth[b] - 2 * depth[x]
-    anc = _ancestor_stats(cdom, _node_counts(cdom))
     brk = np.array([cdom.break_before[k] for k in blocks.node[1:]], dtype=float)
     out = np.column_stack([distance == 2, distance == 3, distance == 4, distance > 4, brk, anc[common]])
     return out.astype(float)

@@ -47,15 +47,29 @@ class _SequenceCNN(nn.Module):
         self.in_features = in_features
         self.out_features = filters[-1]
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, lengths: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, N, F) -> (B, N, C); `lengths` (B,) marks positions >= L as padding.
+
+        Padding is zeroed after every layer, so a sequence padded into a batch sees the same zeros past its
+        end as it would alone (the biases would otherwise leak into the last real positions through the
+        width-3 kernels): batched and one-by-one outputs agree. Outputs at padded positions are meaningless.
+        """
         B, N, n_feat = x.shape                                    # (B, N, F)
         if n_feat != self.in_features:
             raise ValueError(f"expected {self.in_features} features, got {n_feat}")
         if N == 0:                                                # no blocks / no edges (a 1-block page)
             return x.new_zeros(B, 0, self.out_features)           # (B, 0, C)
+        keep = None
+        if lengths is not None:
+            positions = torch.arange(N, device=x.device)
+            keep = (positions[None, :] < lengths.to(x.device)[:, None]).unsqueeze(1).to(x.dtype)  # (B, 1, N)
         h = x.transpose(1, 2)                                     # (B, F, N)
+        if keep is not None:
+            h = h * keep
         for conv in self.convs[:-1]:
             h = self.drop(F.relu(conv(h)))                        # (B, H, N)
+            if keep is not None:
+                h = h * keep
         logits = self.convs[-1](h)                                # (B, C, N)
         return F.log_softmax(logits, dim=1).transpose(1, 2)       # (B, N, C)
 

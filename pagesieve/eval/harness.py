@@ -7,6 +7,11 @@ parse when it uses our tree (`uses_tree`); peers that parse the markup themselve
 parse inside `process`. Everything runs in one process, after a warm-up; peak memory is measured
 per method in a fresh subprocess (`pagesieve.eval.memory`), where it cannot be confused with the
 other methods'.
+
+Block level (`blocks=True`, Web2Text's Table 1 measure): each page is cut into Web2Text's DOM-leaf blocks
+and the gold text labels them (`label_blocks`, content iff >= 2/3 of a block's text aligns). A method that
+labels blocks itself (`predict_blocks`) is scored on its own labels; any other method's output text labels
+the blocks the same way the gold does, so every method gets block scores. This runs outside the clock.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from pagesieve.models.page import PageError, ParsedPage, decode_body, one_line, 
 from pagesieve.models.registry import CleanMethod, build_method
 
 from .datasets import GoldPage
-from .metrics import PRF, bag_of_words_prf, exact_match, shingle_prf
+from .metrics import PRF, bag_of_words_prf, block_scores, exact_match, shingle_prf
 
 __all__ = ["PageScore", "build_methods", "evaluate_pages"]
 
@@ -43,6 +48,7 @@ class PageScore:
     ms: float
     n_chars: int
     error: str | None = None
+    blocks: tuple[int, int, int, int] | None = None   # block-level tp, fp, fn, tn (evaluate_pages blocks=True)
 
     def row(self) -> dict[str, Any]:
         """A flat dict for the per-page CSV."""
@@ -50,7 +56,8 @@ class PageScore:
                 "bow_precision": round(self.bow.precision, 4), "bow_recall": round(self.bow.recall, 4),
                 "bow_f1": round(self.bow.f1, 4), "shingle_precision": round(self.shingles.precision, 4),
                 "shingle_recall": round(self.shingles.recall, 4), "shingle_f1": round(self.shingles.f1, 4),
-                "exact": self.exact, "ms": round(self.ms, 3), "n_chars": self.n_chars, "error": self.error or ""}
+                "exact": self.exact, "ms": round(self.ms, 3), "n_chars": self.n_chars, "error": self.error or "",
+                **dict(zip(("block_tp", "block_fp", "block_fn", "block_tn"), self.blocks or ("",) * 4, strict=True))}
 
 
 def build_methods(names: Sequence[str], settings: dict[str, dict[str, Any]] | None = None
@@ -95,12 +102,31 @@ def _score(dataset: str, page: GoldPage, name: str, status: str, text: str, ms: 
                      len(text), error)
 
 
+def _gold_blocks(parsed: ParsedPage, gold: str) -> tuple[Any, list[bool]]:
+    from pagesieve.models.web2text import label_blocks, page_blocks  # torch only when blocks are asked for
+
+    blocks = page_blocks(parsed)
+    return blocks, label_blocks(blocks.text, gold)
+
+
+def _block_counts(method: CleanMethod, blocks: Any, gold: list[bool], text: str) -> tuple[int, int, int, int]:
+    from pagesieve.models.web2text import label_blocks
+
+    if hasattr(method, "predict_blocks"):
+        predicted = [bool(x) for x in method.predict_blocks([blocks])[0]]
+    else:
+        predicted = label_blocks(blocks.text, text)
+    s = block_scores(predicted, gold)
+    return s["tp"], s["fp"], s["fn"], s["tn"]
+
+
 def evaluate_pages(dataset: str, pages: Sequence[GoldPage], methods: dict[str, CleanMethod],
-                   warmup: int = 20) -> list[PageScore]:
+                   warmup: int = 20, blocks: bool = False) -> list[PageScore]:
     """Score and time every method on every page (see the module docstring for how time is counted).
 
     A page our parser rejects scores as an empty extraction for every method (status from the
-    parser); a method that raises on a page scores as empty with status `error`.
+    parser); a method that raises on a page scores as empty with status `error`. With `blocks`, each
+    score also carries block-level counts (pages our parser rejects have none).
     """
     names = list(methods)
     for page in pages[:warmup]:
@@ -112,6 +138,7 @@ def evaluate_pages(dataset: str, pages: Sequence[GoldPage], methods: dict[str, C
     scores: list[PageScore] = []
     for i, page in enumerate(pages):
         parsed, failed, decode_ms, parse_ms = _prepare(page)
+        page_blocks = _gold_blocks(parsed, page.gold) if blocks and parsed is not None else None
         for k in range(len(names)):
             name = names[(i + k) % len(names)]
             method = methods[name]
@@ -127,6 +154,8 @@ def evaluate_pages(dataset: str, pages: Sequence[GoldPage], methods: dict[str, C
                 status, text, error = "error", "", one_line(exc)
             ms = shared + (time.perf_counter() - start) * 1000
             scores.append(_score(dataset, page, name, status, text, ms, error))
+            if page_blocks is not None:
+                scores[-1].blocks = _block_counts(method, *page_blocks, text)
         if (i + 1) % 100 == 0:
             log.info("%s: %d/%d pages", dataset, i + 1, len(pages))
     return scores

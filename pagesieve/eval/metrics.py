@@ -19,6 +19,7 @@ __all__ = [
     "aggregate",
     "aeb_aggregate",
     "block_scores",
+    "block_counts_scores",
 ]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -217,8 +218,12 @@ def block_scores(predicted: Sequence[bool], gold: Sequence[bool]) -> dict:
     if len(predicted) != len(gold):
         raise ValueError(f"block label lengths differ: {len(predicted)} predicted, {len(gold)} gold")
     pairs = Counter((bool(p), bool(g)) for p, g in zip(predicted, gold, strict=True))
-    tp, fp, fn, tn = pairs[True, True], pairs[True, False], pairs[False, True], pairs[False, False]
-    n = len(gold)
+    return block_counts_scores(pairs[True, True], pairs[True, False], pairs[False, True], pairs[False, False])
+
+
+def block_counts_scores(tp: int, fp: int, fn: int, tn: int) -> dict:
+    """`block_scores` from the four counts (summed over pages, for instance)."""
+    n = tp + fp + fn + tn
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .harness import PageScore
-from .metrics import aeb_aggregate, aggregate
+from .metrics import aeb_aggregate, aggregate, block_counts_scores
 
 __all__ = ["summarise", "write_report"]
 
@@ -44,6 +44,10 @@ def summarise(scores: Sequence[PageScore], memory: dict[str, dict] | None = None
             "statuses": dict(statuses),
             "memory": (memory or {}).get(dataset, {}).get(method),
         }
+        counted = [s.blocks for s in group if s.blocks is not None]
+        if counted:
+            sums = [sum(c[k] for c in counted) for k in range(4)]
+            out[dataset][method]["blocks"] = {"pages": len(counted), **block_counts_scores(*sums)}
     return out
 
 
@@ -66,6 +70,14 @@ def _markdown(summary: dict[str, dict[str, Any]], skipped: dict[str, str], meta:
                 f"{aeb['f1']:.3f} | {m['exact_match']:.2f} | {speed['pages_per_s']} | {speed['median_ms']} | "
                 f"{speed['p99_ms']} | {mem} |")
         lines.append("")
+        with_blocks = [(name, m["blocks"]) for name, m in ranked if m.get("blocks")]
+        if with_blocks:
+            lines += [f"Block level ({with_blocks[0][1]['pages']} pages, {with_blocks[0][1]['blocks']} blocks; "
+                      "content = gold text aligned, see the README):", "",
+                      "| method | accuracy | precision | recall | F1 |", "|---|---|---|---|---|"]
+            lines += [f"| {name} | {b['accuracy']:.3f} | {b['precision']:.3f} | {b['recall']:.3f} | {b['f1']:.3f} |"
+                      for name, b in sorted(with_blocks, key=lambda kv: -kv[1]["f1"])]
+            lines.append("")
     if skipped:
         lines += ["## Skipped methods", ""] + [f"- `{k}`: {v}" for k, v in skipped.items()] + [""]
     lines += ["Metric definitions: see the README section 'Evaluation'. Per-page scores: `scores.csv`.", ""]

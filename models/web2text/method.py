@@ -1,0 +1,90 @@
+"""Web2Text as a cleaning method: blocks -> features -> one batched forward pass -> Viterbi -> text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from ..page import CleanResult, Method, ParsedPage, join_paragraphs, page_title
+from .dom import Blocks, page_blocks
+from .features import page_features
+from .model import Web2TextModel, pick_device
+from .settings import Web2TextSettings
+
+__all__ = ["Web2Text", "length_groups", "blocks_text"]
+
+
+def length_groups(lengths: Sequence[int], max_blocks: int) -> list[list[int]]:
+    """Indices grouped longest first so that len(group) * longest in group <= max_blocks (a longer page: alone)."""
+    groups: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lambda i: -lengths[i]):
+        if groups and (len(groups[-1]) + 1) * max(lengths[groups[-1][0]], 1) <= max_blocks:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def blocks_text(blocks: Blocks, content: np.ndarray) -> str:
+    """The content blocks' text: one paragraph per run of blocks with no line break between them.
+
+    Blocks split by inline markup (a link inside a sentence) join with a space; a block-level tag
+    anywhere between two content blocks (even inside dropped boilerplate) starts a new paragraph.
+    """
+    pieces: list[str] = []
+    previous = None
+    breaks = blocks.cdom.break_before
+    for i in np.flatnonzero(content):
+        if previous is not None:
+            newline = any(breaks[blocks.node[j]] for j in range(previous + 1, i + 1))
+            pieces.append("\n" if newline else " ")
+        pieces.append(blocks.text[i])
+        previous = i
+    return join_paragraphs("".join(pieces))
+
+
+class Web2Text(Method):
+    """Section 3: DOM-leaf blocks labelled content/boilerplate by two CNNs and Viterbi (see the package docs)."""
+
+    name = "web2text"
+    version = 1
+    batched = True
+    settings_class = Web2TextSettings
+
+    def __init__(self, settings: Web2TextSettings | None = None) -> None:
+        self.settings = settings or Web2TextSettings.load()
+        self.device = pick_device(self.settings.device)
+        if self.device.type == "cpu":
+            torch.set_num_threads(self.settings.threads)  # per process; Spark runs one worker per core
+        self.model = Web2TextModel.load(self.settings.model).to(self.device)
+
+    def predict_blocks(self, blocks: Sequence[Blocks]) -> list[np.ndarray]:
+        """Content labels per block for each page; pages are padded in groups bounded by max_batch_blocks."""
+        feats, edges = zip(*(page_features(b) for b in blocks), strict=True) if blocks else ((), ())
+        labels: list[np.ndarray] = [np.zeros(0, dtype=bool)] * len(blocks)
+        for group in length_groups([len(b) for b in blocks], self.settings.max_batch_blocks):
+            predicted = self.model.predict([feats[i] for i in group], [edges[i] for i in group], self.settings.lam)
+            for i, page_labels in zip(group, predicted, strict=True):
+                labels[i] = page_labels
+        return labels
+
+    def process(self, page: ParsedPage) -> CleanResult:
+        return self.process_batch([page])[0]
+
+    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
+        blocks = [page_blocks(p) for p in pages]
+        labels = self.predict_blocks(blocks)
+        return [self._result(p, b, content) for p, b, content in zip(pages, blocks, labels, strict=True)]
+
+    @staticmethod
+    def _result(page: ParsedPage, blocks: Blocks, content: np.ndarray) -> CleanResult:
+        title = page_title(page.root)
+        if len(blocks) == 0:
+            return CleanResult(status="empty", title=title, error="no text blocks in the page body")
+        text = blocks_text(blocks, content)
+        if not text:
+            return CleanResult(status="empty", title=title, error=f"none of {len(blocks)} blocks labelled content")
+        xpaths = tuple(dict.fromkeys(blocks.xpath[i] for i in np.flatnonzero(content)))
+        return CleanResult(title=title, text=text, content_xpaths=xpaths)
