@@ -88,14 +88,19 @@ def prepare(page: GoldPage) -> PageData | None:
     return PageData(page.page_id, *page_features(blocks), labels)
 
 
-def load_pages(sources: list[tuple[str, str | None]], data: Path, limit: int | None, workers: int) -> list[PageData]:
-    gold = [p for folder, split in sources for p in list(iter_gold_pages(data / folder, split))[:limit]]
+def prepare_pages(gold: list[GoldPage], workers: int, what: str) -> list[PageData]:
+    """`prepare` over processes; logs what was kept."""
     with ProcessPoolExecutor(max_workers=workers) as pool:
         pages = [p for p in pool.map(prepare, gold, chunksize=8) if p is not None]
-    log.info("%s: %d pages (%d without blocks or unparsable), %d blocks, %.1f%% content",
-             "+".join(f"{f}/{s or 'all'}" for f, s in sources), len(pages), len(gold) - len(pages),
-             sum(len(p.labels) for p in pages), 100 * np.mean(np.concatenate([p.labels for p in pages])))
+    log.info("%s: %d pages (%d without blocks or unparsable), %d blocks, %.1f%% content", what, len(pages),
+             len(gold) - len(pages), sum(len(p.labels) for p in pages),
+             100 * np.mean(np.concatenate([p.labels for p in pages])))
     return pages
+
+
+def load_pages(sources: list[tuple[str, str | None]], data: Path, limit: int | None, workers: int) -> list[PageData]:
+    gold = [p for folder, split in sources for p in list(iter_gold_pages(data / folder, split))[:limit]]
+    return prepare_pages(gold, workers, "+".join(f"{f}/{s or 'all'}" for f, s in sources))
 
 
 class Excerpts:

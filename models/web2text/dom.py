@@ -22,6 +22,7 @@ that the appendix defines on "the source code" (relative position, body percenta
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from lxml import etree
@@ -67,11 +68,18 @@ class Blocks:
     cdom: CollapsedDOM
     node: list[int]              # CDOM index of each block
     text: list[str]
-    xpath: list[str]             # of the deepest original element holding the text
-    tag: list[str]               # tag of that element
+    tag: list[str]               # tag of the deepest original element holding the text
 
     def __len__(self) -> int:
         return len(self.node)
+
+    def xpath_at(self, i: int) -> str:
+        """XPath of the deepest original element holding block i's text (computed on demand: most are not needed)."""
+        return xpath_of(self.cdom.holder[self.node[i]])
+
+    @property
+    def xpath(self) -> list[str]:
+        return [self.xpath_at(i) for i in range(len(self.node))]
 
 
 def _open_len(element: etree._Element) -> int:
@@ -79,10 +87,11 @@ def _open_len(element: etree._Element) -> int:
     return len(element.tag) + 2 + sum(len(k) + len(v) + 4 for k, v in element.attrib.items())
 
 
-def _token(element: etree._Element) -> str:
-    """One class-path step: `a.link.nav` (classes sorted, so attribute order does not matter)."""
-    classes = (element.get("class") or "").split()
-    return element.tag.lower() + "".join("." + c for c in sorted(classes))
+@functools.lru_cache(maxsize=4096)
+def _token(tag: str, class_attr: str | None) -> str:
+    """One class-path step: `a.link.nav` (classes sorted, so attribute order does not matter); pages repeat a
+    few (tag, class) pairs thousands of times, hence the cache."""
+    return tag.lower() + "".join("." + c for c in sorted((class_attr or "").split()))
 
 
 @dataclass(slots=True)
@@ -155,7 +164,7 @@ def _walk(page: ParsedPage) -> tuple[_Raw, int]:
                         pending_break = True
                     _add(r, node, False, parent, "", begin, links > 0, False)
                     r.form[-1] = tag in FORM_TAGS
-                    key = (path_of[parent] if parent >= 0 else -1, _token(node))
+                    key = (path_of[parent] if parent >= 0 else -1, _token(node.tag, node.get("class")))
                     path_of.append(paths.setdefault(key, len(paths)))
                     open_nodes.append(len(r.parent) - 1)
                     links += tag == "a"
@@ -258,10 +267,9 @@ def collapse_dom(page: ParsedPage) -> CollapsedDOM:
 
 
 def segment_blocks(cdom: CollapsedDOM) -> Blocks:
-    """Section 3.2: the CDOM leaves, in document order, with text, XPath and tag."""
-    holders = [cdom.holder[k] for k in cdom.leaves]
+    """Section 3.2: the CDOM leaves, in document order, with text and tag."""
     return Blocks(cdom=cdom, node=list(cdom.leaves), text=[cdom.text[k] for k in cdom.leaves],
-                  xpath=[xpath_of(h) for h in holders], tag=[h.tag.lower() for h in holders])
+                  tag=[cdom.holder[k].tag.lower() for k in cdom.leaves])
 
 
 def page_blocks(page: ParsedPage) -> Blocks:

@@ -106,3 +106,42 @@ def test_export_is_a_jsoncollection_of_ok_documents(run_out):
     assert sorted(line["id"] for line in lines) == sorted(ok)
     assert all(set(line) == {"id", "contents"} and ok[line["id"]]["text"] in line["contents"] for line in lines)
     assert pq.read_table(run_out / "export" / "parquet").num_rows == len(docs)
+
+
+@pytest.fixture(scope="module")
+def web2text_docs(run_out, tmp_path_factory) -> list[dict]:
+    """`pagesieve clean --method web2text` (the real CLI, Spark local mode) over the sample's pages table."""
+    out = tmp_path_factory.mktemp("web2text") / "documents"
+    cli = Path(sys.executable).with_name("pagesieve")
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    proc = subprocess.run([str(cli), "clean", "--pages", str(run_out / "pages"), "--out", str(out), "--method",
+                           "web2text", "--master", "local[2]", "--conf", "spark.ui.enabled=false"],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads((out / "_report.json").read_text())
+    assert report["methods"] == ["web2text/1"] and report["accounting"]["pages"]["ok"] is True
+    return pq.read_table(out).to_pylist()
+
+
+def test_web2text_on_spark_matches_the_method_page_by_page(run_out, web2text_docs):
+    from pagesieve.models.page import PageError, parse_page
+    from pagesieve.models.registry import build_method
+
+    pages = {p["page_id"]: p for p in pq.read_table(run_out / "pages").to_pylist()}
+    assert sorted(d["page_id"] for d in web2text_docs) == sorted(pages)
+    method = build_method("web2text", {"device": "cpu"})
+    compared = 0
+    for doc in web2text_docs:
+        page = pages[doc["page_id"]]
+        try:
+            alone = method.process(parse_page(page["body"], url=page["url"], page_id=page["page_id"],
+                                              charset_hint=page["charset_hint"], content_type=page["content_type"]))
+        except PageError as exc:
+            assert doc["status"] == exc.status
+            continue
+        assert (doc["status"], doc["text"] or "") == (alone.status, alone.text), doc["url"]
+        compared += 1
+    assert compared >= 55
+    by_url = {d["url"]: d["status"] for d in web2text_docs}
+    assert by_url["http://sample.pagesieve.test/bad/binary-junk.html"] == "not_html"
+    assert by_url["http://sample.pagesieve.test/bad/empty-body.html"] == "empty"

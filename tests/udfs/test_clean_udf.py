@@ -90,3 +90,21 @@ def test_method_is_built_once_per_worker_and_settings():
         cached_method("cnr", freeze({"adjust": 1}))
     cached_method("cnr", freeze({}))
     assert cached_method.cache_info().misses == 2 and cached_method.cache_info().hits == 2
+
+
+def test_web2text_batches_equal_one_by_one_and_bound_torch_threads(shared_data):
+    import torch
+
+    from pagesieve.eval import iter_gold_pages
+
+    real = [page(f"ce/{g.page_id}", g.html) for g in list(iter_gold_pages(shared_data / "cleaneval", "web2text_test"))[:8]]
+    frame = pd.DataFrame(BAD_PAGES + real)[PAGE_COLUMNS]
+    batched = pd.concat(clean_batches("web2text", freeze({"device": "cpu"}), None, iter([frame])))
+    one_by_one = pd.concat(clean_batches("web2text", freeze({"device": "cpu"}), None,
+                                         iter([frame.iloc[[i]] for i in range(len(frame))])))
+    cols = ["page_id", "status", "text", "title", "method"]
+    assert batched[cols].reset_index(drop=True).equals(one_by_one[cols].reset_index(drop=True))
+    status = dict(zip(batched["page_id"], batched["status"], strict=True))
+    assert status["junk"] == "not_html" and status["png"] == "not_html" and status["empty"] == "empty"
+    assert all(status[p["page_id"]] == "ok" for p in real) and set(batched["method"]) == {"web2text/1"}
+    assert torch.get_num_threads() == 1          # conf/web2text.toml threads = 1: one worker per core
