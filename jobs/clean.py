@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = job_parser("clean", "Remove boilerplate: pages table -> documents table (one row per page).")
     ap.add_argument("--pages", required=True, help="folder of the pages table")
     ap.add_argument("--out", required=True, help="output folder of the documents table")
-    ap.add_argument("--method", default=None, help="cnr (default), trafilatura, resiliparse")
+    ap.add_argument("--method", default=None, help="cnr (default), web2text, trafilatura, resiliparse, ...")
     args = ap.parse_args(argv)
     config = load_config(args)
     spark = spark_session("clean", args.master, config.spark)

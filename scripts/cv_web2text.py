@@ -31,16 +31,20 @@ log = logging.getLogger("cv_web2text")
 
 
 def train_fold(fold: int, folds: int, data: Path, seed: int, max_steps: int, patience: int, eval_every: int,
-               out: Path) -> Path:
+               out: Path, weight: float) -> Path:
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s fold {fold}: %(message)s", stream=sys.stderr)
     torch.set_num_threads(1)
     train_sources, val_sources = RECIPES["default"]
     cleaneval = [s for s in train_sources if s[0] != "scrapinghub"]
     held_in = [p for i, p in enumerate(iter_gold_pages(data / "scrapinghub")) if i % folds != fold]
-    pages = load_pages(cleaneval, data, None, 1) + prepare_pages(held_in, 1, f"scrapinghub without fold {fold}")
+    held_in = prepare_pages(held_in, 1, f"scrapinghub without fold {fold}")
+    for page in held_in:
+        page.weight = weight
+    pages = load_pages(cleaneval, data, None, 1) + held_in
     model, record = train(pages, load_pages(val_sources, data, None, 1), seed=seed, max_steps=max_steps,
                           patience=patience, eval_every=eval_every)
-    model.meta = {"recipe": f"default without scrapinghub fold {fold} of {folds}", "seed": seed, **record["summary"]}
+    model.meta = {"recipe": f"default without scrapinghub fold {fold} of {folds}", "seed": seed,
+                  "scrapinghub_weight": weight, **record["summary"]}
     npz, _ = model.save(out / f"fold{fold}")
     return npz
 
@@ -54,6 +58,7 @@ def main() -> int:
     ap.add_argument("--patience", type=int, default=5_000)
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--peers", default="trafilatura,resiliparse,cnr")
+    ap.add_argument("--weight", type=float, default=1.0, help="draw Scrapinghub excerpts K times as often")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
@@ -62,7 +67,7 @@ def main() -> int:
         models = list(pool.map(train_fold, range(args.folds), [args.folds] * args.folds, [args.data] * args.folds,
                                [args.seed] * args.folds, [args.max_steps] * args.folds,
                                [args.patience] * args.folds, [args.eval_every] * args.folds,
-                               [args.out] * args.folds))
+                               [args.out] * args.folds, [args.weight] * args.folds))
     pages = list(iter_gold_pages(args.data / "scrapinghub"))
     peers, skipped = build_methods(args.peers.split(","))
     scores = []
@@ -71,7 +76,8 @@ def main() -> int:
         methods = {**build_methods(["web2text"], {"web2text": {"model": str(model)}})[0], **peers}
         scores += evaluate_pages("scrapinghub", held_out, methods, warmup=0, blocks=True)
     data = write_report(scores, args.out, skipped=skipped, plots=False,
-                        config={"folds": args.folds, "seed": args.seed, "models": [str(m) for m in models]})
+                        config={"folds": args.folds, "seed": args.seed, "scrapinghub_weight": args.weight,
+                                "models": [str(m) for m in models]})
     print((args.out / "report.md").read_text(encoding="utf-8"))
     log.info("report: %s", json.dumps({m: v["bag_of_words"]["mean"]["f1"]
                                        for m, v in data["datasets"]["scrapinghub"].items()}))

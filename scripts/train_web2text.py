@@ -74,6 +74,7 @@ class PageData:
     blocks: np.ndarray      # (n, 128)
     edges: np.ndarray       # (n-1, 25)
     labels: np.ndarray      # (n,) int64
+    weight: float = 1.0     # relative chance of this page's excerpts being drawn (--weight)
 
 
 def prepare(page: GoldPage) -> PageData | None:
@@ -98,9 +99,16 @@ def prepare_pages(gold: list[GoldPage], workers: int, what: str) -> list[PageDat
     return pages
 
 
-def load_pages(sources: list[tuple[str, str | None]], data: Path, limit: int | None, workers: int) -> list[PageData]:
-    gold = [p for folder, split in sources for p in list(iter_gold_pages(data / folder, split))[:limit]]
-    return prepare_pages(gold, workers, "+".join(f"{f}/{s or 'all'}" for f, s in sources))
+def load_pages(sources: list[tuple[str, str | None]], data: Path, limit: int | None, workers: int,
+               weights: dict[str, float] | None = None) -> list[PageData]:
+    pages = []
+    for folder, split in sources:
+        prepared = prepare_pages(list(iter_gold_pages(data / folder, split))[:limit], workers,
+                                 f"{folder}/{split or 'all'}")
+        for p in prepared:
+            p.weight = (weights or {}).get(folder, 1.0)
+        pages += prepared
+    return pages
 
 
 class Excerpts:
@@ -111,7 +119,7 @@ class Excerpts:
         self.e = np.concatenate([standardise(p.edges, model.edge_stats) for p in pages]
                                 + [np.zeros((1, len(EDGE_FEATURE_NAMES)))]).astype(np.float32)
         self.y = np.concatenate([p.labels for p in pages])
-        starts, lengths, edge_starts = [], [], []
+        starts, lengths, edge_starts, weights = [], [], [], []
         offset = edge_offset = 0
         for p in pages:
             n = len(p.labels)
@@ -119,15 +127,18 @@ class Excerpts:
             starts.append(offset + np.arange(k))
             edge_starts.append(edge_offset + np.arange(k))
             lengths.append(np.full(k, min(n, EXCERPT)))
+            weights.append(np.full(k, p.weight))
             offset, edge_offset = offset + n, edge_offset + n - 1
         self.starts, self.edge_starts = np.concatenate(starts), np.concatenate(edge_starts)
         self.lengths = np.concatenate(lengths)
+        w = np.concatenate(weights)
+        self.p = None if np.all(w == w[0]) else w / w.sum()     # None: uniform (rng.integers, as before weights)
 
     def __len__(self) -> int:
         return len(self.starts)
 
     def batch(self, rng: np.random.Generator, size: int = BATCH) -> dict[str, torch.Tensor]:
-        pick = rng.integers(0, len(self.starts), size)
+        pick = rng.integers(0, len(self.starts), size) if self.p is None else rng.choice(len(self.p), size, p=self.p)
         lengths = self.lengths[pick]                                       # (B,)
         pos = np.arange(EXCERPT)
         valid = pos[None, :] < lengths[:, None]                            # (B, 9)
@@ -217,16 +228,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-steps", type=int, default=40_000)
     ap.add_argument("--patience", type=int, default=5_000, help="steps without validation improvement (paper: 5000)")
-    ap.add_argument("--eval-every", type=int, default=250)
+    ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--limit", type=int, default=None, help="first N pages of each source (smoke runs)")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (1 = reproducible on this machine)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for feature extraction")
+    ap.add_argument("--weight", action="append", default=[], metavar="FOLDER=K",
+                    help="draw the excerpts of a training dataset K times as often (default 1 for every dataset)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     torch.set_num_threads(args.threads)
     train_sources, val_sources = RECIPES[args.recipe]
     started = time.perf_counter()
-    train_pages = load_pages(train_sources, args.data, args.limit, args.workers)
+    weights = {folder: float(k) for folder, _, k in (w.partition("=") for w in args.weight)}
+    train_pages = load_pages(train_sources, args.data, args.limit, args.workers, weights)
     val_pages = load_pages(val_sources, args.data, args.limit, args.workers)
     prepared_s = time.perf_counter() - started
     model, record = train(train_pages, val_pages, seed=args.seed, max_steps=args.max_steps, patience=args.patience,
@@ -236,9 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         "validation": [f"{f}/{s or 'all'}" for f, s in val_sources],
         "train_pages": len(train_pages), "train_blocks": int(sum(len(p.labels) for p in train_pages)),
         "validation_pages": len(val_pages), "limit": args.limit, "seed": args.seed, "max_steps": args.max_steps,
-        "patience": args.patience, "eval_every": args.eval_every, "batch": BATCH, "excerpt": EXCERPT, "lr": LR,
-        "l2": L2, "torch": torch.__version__, "prepare_seconds": round(prepared_s, 1), **record["summary"],
-        "history": record["history"],
+        "patience": args.patience, "eval_every": args.eval_every, "weights": weights, "batch": BATCH,
+        "excerpt": EXCERPT, "lr": LR, "l2": L2, "torch": torch.__version__, "prepare_seconds": round(prepared_s, 1),
+        **record["summary"], "history": record["history"],
     }
     stem = args.out or WEIGHTS / PACKAGED_MODELS[args.recipe]
     npz, meta = model.save(stem)

@@ -8,6 +8,7 @@ exactly one `documents` row per input row, in order, whatever happened.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import time
@@ -17,12 +18,12 @@ from typing import Any
 import pandas as pd
 
 from pagesieve.models.page import CleanResult, PageError, ParsedPage, one_line, parse_page
-from pagesieve.models.registry import CleanMethod, build_method
+from pagesieve.models.registry import CleanMethod, build_method, method_class
 from pagesieve.schemas import DOCUMENTS
 
 from .deadline import PageTimeout, deadline
 
-__all__ = ["PAGE_COLUMNS", "cached_method", "clean_pages", "clean_batches", "freeze"]
+__all__ = ["PAGE_COLUMNS", "cached_method", "clean_pages", "clean_batches", "freeze", "task_gpu_overrides"]
 
 log = logging.getLogger(__name__)
 
@@ -114,10 +115,32 @@ def clean_pages(method: CleanMethod, pages: list[dict], timeout_s: float | None 
     return [_row(p, method_id, r, e) for p, r, e in zip(pages, results, elapsed, strict=True)]
 
 
+def task_gpu_overrides(method_name: str, frozen_overrides: tuple, gpu_addresses: list[str] | None) -> tuple:
+    """On a GPU executor, a method with a `device` setting left at "auto" runs on the GPU Spark gave this task
+    (`spark.task.resource.gpu.amount`), not always on cuda:0."""
+    if not gpu_addresses:
+        return frozen_overrides
+    settings = method_class(method_name).settings_class
+    if "device" not in {f.name for f in dataclasses.fields(settings)}:
+        return frozen_overrides
+    overrides = dict(frozen_overrides)
+    if overrides.get("device", settings.load().device) != "auto":
+        return frozen_overrides
+    return freeze({**overrides, "device": f"cuda:{gpu_addresses[0]}"})
+
+
+def _task_gpus() -> list[str] | None:
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    gpu = context.resources().get("gpu") if context is not None else None
+    return list(gpu.addresses) if gpu is not None else None
+
+
 def clean_batches(method_name: str, frozen_overrides: tuple, timeout_s: float | None,
                   batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
     """mapInPandas body: `functools.partial(clean_batches, name, freeze(overrides), timeout_s)`."""
-    method = cached_method(method_name, frozen_overrides)
+    method = cached_method(method_name, task_gpu_overrides(method_name, frozen_overrides, _task_gpus()))
     columns = DOCUMENTS.names
     for frame in batches:
         rows = clean_pages(method, frame[PAGE_COLUMNS].to_dict("records"), timeout_s)

@@ -108,3 +108,12 @@ def test_web2text_batches_equal_one_by_one_and_bound_torch_threads(shared_data):
     assert status["junk"] == "not_html" and status["png"] == "not_html" and status["empty"] == "empty"
     assert all(status[p["page_id"]] == "ok" for p in real) and set(batched["method"]) == {"web2text/1"}
     assert torch.get_num_threads() == 1          # conf/web2text.toml threads = 1: one worker per core
+
+
+def test_a_task_with_a_gpu_gets_it_only_for_methods_with_an_auto_device():
+    from pagesieve.udfs.clean import task_gpu_overrides
+
+    assert task_gpu_overrides("web2text", freeze({}), None) == freeze({})       # no GPU given: settings as they are
+    assert dict(task_gpu_overrides("web2text", freeze({"lam": 0.2}), ["3", "4"])) == {"lam": 0.2, "device": "cuda:3"}
+    assert task_gpu_overrides("web2text", freeze({"device": "cpu"}), ["3"]) == freeze({"device": "cpu"})
+    assert task_gpu_overrides("cnr", freeze({}), ["0"]) == freeze({})            # no device setting at all
