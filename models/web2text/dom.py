@@ -53,6 +53,7 @@ class CollapsedDOM:
     holder: list[etree._Element | None]      # leaf: deepest original element holding the text
     in_link: list[bool]                      # leaf: the text lies inside an `<a>`
     break_before: list[bool]                 # leaf: a block-level tag (incl. <br>) opens/closes before it
+    glued: list[bool]                        # leaf: no whitespace between the previous text and this one
     class_path: list[int]                    # leaf: interned id of `body>div.x>a.link` for its holder
     leaves: list[int]                        # CDOM indices of the leaves, in document order
     source_length: int                       # estimated characters of the whole document
@@ -222,9 +223,10 @@ def collapse_dom(page: ParsedPage) -> CollapsedDOM:
         if has_text[i] and r.parent[i] >= 0:
             kept_children[r.parent[i]] += 1
 
-    c = CollapsedDOM([], [], [], [], [], [], [], [], [], [], [], [], [], [], source_length)
+    c = CollapsedDOM([], [], [], [], [], [], [], [], [], [], [], [], [], [], [], source_length)
     chain_tags: list[list[str]] = []
     cdom_of = [-1] * n
+    previous_text = ""
     for i in range(n):
         if not has_text[i]:
             continue
@@ -246,6 +248,7 @@ def collapse_dom(page: ParsedPage) -> CollapsedDOM:
             c.holder.append(None)
             c.in_link.append(False)
             c.break_before.append(False)
+            c.glued.append(False)
             c.class_path.append(-1)
         cdom_of[i] = k
         if r.is_text[i]:
@@ -254,6 +257,8 @@ def collapse_dom(page: ParsedPage) -> CollapsedDOM:
             c.holder[k] = r.element[i]
             c.in_link[k] = r.in_link[i]
             c.break_before[k] = r.break_before[i]
+            c.glued[k] = bool(c.leaves) and not r.text[i][:1].isspace() and not previous_text[-1:].isspace()
+            previous_text = r.text[i]
             c.class_path[k] = r.class_path[i]
             c.leaves.append(k)
         else:

@@ -30,16 +30,19 @@ def length_groups(lengths: Sequence[int], max_blocks: int) -> list[list[int]]:
 def blocks_text(blocks: Blocks, content: np.ndarray) -> str:
     """The content blocks' text: one paragraph per run of blocks with no line break between them.
 
-    Blocks split by inline markup (a link inside a sentence) join with a space; a block-level tag
-    anywhere between two content blocks (even inside dropped boilerplate) starts a new paragraph.
+    Blocks split by inline markup (a link inside a sentence) join with a space, or with nothing where the page
+    had no whitespace between them (`<b>2018</b>,`); a block-level tag anywhere between two content blocks
+    (even inside dropped boilerplate) starts a new paragraph.
     """
     pieces: list[str] = []
     previous = None
-    breaks = blocks.cdom.break_before
+    breaks, glued = blocks.cdom.break_before, blocks.cdom.glued
     for i in np.flatnonzero(content):
         if previous is not None:
-            newline = any(breaks[blocks.node[j]] for j in range(previous + 1, i + 1))
-            pieces.append("\n" if newline else " ")
+            if any(breaks[blocks.node[j]] for j in range(previous + 1, i + 1)):
+                pieces.append("\n")
+            elif i > previous + 1 or not glued[blocks.node[i]]:
+                pieces.append(" ")
         pieces.append(blocks.text[i])
         previous = i
     return join_paragraphs("".join(pieces))
