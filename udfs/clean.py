@@ -85,9 +85,9 @@ def _one(method: CleanMethod, page: dict, timeout_s: float | None) -> tuple[Clea
 def clean_pages(method: CleanMethod, pages: list[dict], timeout_s: float | None = None) -> list[dict]:
     """Clean a list of page dicts (PAGE_COLUMNS keys) -> one documents row dict per page, in order.
 
-    Batched methods get one `process_batch` call for the pages that parsed (time shared equally);
-    if that call fails, the batch is retried one page at a time so one bad page cannot mark its
-    neighbours.
+    Batched methods get one `process_batch` call for the pages that parsed (time shared equally),
+    under a deadline of the page deadline times the pages; if that call fails or runs out of time,
+    the batch is retried one page at a time so one bad page cannot mark its neighbours.
     """
     method_id = f"{method.name}/{method.version}"
     if not getattr(method, "batched", False):
@@ -104,7 +104,9 @@ def clean_pages(method: CleanMethod, pages: list[dict], timeout_s: float | None 
         elapsed[i] = (time.perf_counter() - start) * 1000
     start = time.perf_counter()
     try:
-        batch = method.process_batch([p for _, p in parsed])
+        # the batch gets every page's allowance; when it runs out, the retry below gives each page its own
+        with deadline(timeout_s * len(parsed) if timeout_s else None):
+            batch = method.process_batch([p for _, p in parsed])
         share = (time.perf_counter() - start) * 1000 / max(len(parsed), 1)
         for (i, _), result in zip(parsed, batch, strict=True):
             results[i], elapsed[i] = result, elapsed[i] + share

@@ -60,6 +60,24 @@ class Slow:
             time.sleep(0.01)
 
 
+class SlowBatch(Exploding):
+    """A batched method that hangs on page "stuck": the batch must run out of time, then each page alone."""
+
+    name = "slowbatch"
+
+    def process(self, page):
+        while page.page_id == "stuck":
+            time.sleep(0.01)
+        return CleanResult(text=page.page_id)
+
+
+def test_a_runaway_batch_times_out_and_only_its_runaway_page_is_lost():
+    start = time.perf_counter()
+    rows = clean_pages(SlowBatch(), [page("a", GOOD), page("stuck", GOOD), page("c", GOOD)], timeout_s=0.2)
+    assert [(r["status"], r["text"]) for r in rows] == [("ok", "a"), ("timeout", None), ("ok", "c")]
+    assert time.perf_counter() - start < 3          # 0.6 s for the batch, then 0.2 s for the stuck page alone
+
+
 def test_failing_batch_is_retried_page_by_page():
     pages = [page("a", GOOD), page("boom", GOOD), page("c", GOOD)]
     rows = clean_pages(Exploding(), pages)
@@ -97,7 +115,8 @@ def test_web2text_batches_equal_one_by_one_and_bound_torch_threads(shared_data):
 
     from pagesieve.eval import iter_gold_pages
 
-    real = [page(f"ce/{g.page_id}", g.html) for g in list(iter_gold_pages(shared_data / "cleaneval", "web2text_test"))[:8]]
+    gold = list(iter_gold_pages(shared_data / "cleaneval", "web2text_test"))[:8]
+    real = [page(f"ce/{g.page_id}", g.html) for g in gold]
     frame = pd.DataFrame(BAD_PAGES + real)[PAGE_COLUMNS]
     batched = pd.concat(clean_batches("web2text", freeze({"device": "cpu"}), None, iter([frame])))
     one_by_one = pd.concat(clean_batches("web2text", freeze({"device": "cpu"}), None,
