@@ -217,7 +217,8 @@ def train(train_pages: list[PageData], val_pages: list[PageData], *, seed: int, 
     final = validation_errors(model, val_pages)
     summary = {"steps_run": step, "best_step": {k: best[k][1] for k in nets}, "validation_scores": final,
                "train_seconds": round(time.perf_counter() - start, 1), "excerpt_starts": len(excerpts)}
-    return model, {"summary": summary, "history": history}
+    columns = {k: [row[k] for row in history] for k in history[0]} if history else {}   # one JSON line per curve
+    return model, {"summary": summary, "history": columns}
 
 
 def main(argv: list[str] | None = None) -> int:

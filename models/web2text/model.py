@@ -108,7 +108,9 @@ class Web2TextModel:
         np.savez_compressed(buffer, **self.arrays())
         npz.write_bytes(buffer.getvalue())
         meta_out = self.meta | {"block_features": FEATURE_NAMES, "edge_features": EDGE_FEATURE_NAMES}
-        meta.write_text(json.dumps(meta_out, indent=1) + "\n", encoding="utf-8")
+        # one line per key: readable, and the long lists (feature names, training curves) stay one line each
+        lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in meta_out.items())
+        meta.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
         return npz, meta
 
     @classmethod
