@@ -65,12 +65,12 @@ def stages(bodies: list[bytes], method: Web2Text, batch: int, warmup: int) -> di
         parsed.append(page)
         feats.append((x, e))
     out = {k: _summary(v) for k, v in times.items()}
-    # batched: the method's own grouping (bounded padded tensors), whole groups timed, per page
+    # batched: `batch` pages at a time through the method's grouping (similar lengths padded together), per page
     per_page = []
     for start in range(0, len(feats), batch):
         chunk = feats[start : start + batch]
         t0 = time.perf_counter()
-        model.predict([x for x, _ in chunk], [e for _, e in chunk], lam)
+        method.predict_features([x for x, _ in chunk], [e for _, e in chunk])
         sync()
         per_page += [(time.perf_counter() - t0) * 1000 / len(chunk)] * len(chunk)
     out[f"inference_batched_{batch}"] = _summary(per_page)

@@ -34,7 +34,7 @@ def train_fold(fold: int, folds: int, data: Path, seed: int, max_steps: int, pat
                out: Path, weight: float) -> Path:
     logging.basicConfig(level=logging.INFO, format=f"%(asctime)s fold {fold}: %(message)s", stream=sys.stderr)
     torch.set_num_threads(1)
-    train_sources, val_sources = RECIPES["default"]
+    train_sources, val_sources, _ = RECIPES["default"]
     cleaneval = [s for s in train_sources if s[0] != "scrapinghub"]
     held_in = [p for i, p in enumerate(iter_gold_pages(data / "scrapinghub")) if i % folds != fold]
     held_in = prepare_pages(held_in, 1, f"scrapinghub without fold {fold}")
@@ -58,7 +58,8 @@ def main() -> int:
     ap.add_argument("--patience", type=int, default=5_000)
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--peers", default="trafilatura,resiliparse,cnr")
-    ap.add_argument("--weight", type=float, default=1.0, help="draw Scrapinghub excerpts K times as often")
+    ap.add_argument("--weight", type=float, default=RECIPES["default"][2]["scrapinghub"],
+                    help="draw Scrapinghub excerpts K times as often (default: the default recipe's)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)

@@ -16,14 +16,18 @@ from .settings import Web2TextSettings
 __all__ = ["Web2Text", "length_groups", "blocks_text"]
 
 
-def length_groups(lengths: Sequence[int], max_blocks: int) -> list[list[int]]:
-    """Indices grouped longest first so that len(group) * longest in group <= max_blocks (a longer page: alone)."""
+def length_groups(lengths: Sequence[int], max_blocks: int, min_fill: float = 0.5) -> list[list[int]]:
+    """Indices grouped longest first so that each group pads to little: len(group) * longest <= max_blocks
+    (a longer page goes alone), and no page is shorter than `min_fill` * the group's longest, so padding
+    at most doubles the work."""
     groups: list[list[int]] = []
     for i in sorted(range(len(lengths)), key=lambda i: -lengths[i]):
-        if groups and (len(groups[-1]) + 1) * max(lengths[groups[-1][0]], 1) <= max_blocks:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
+        if groups:
+            longest = max(lengths[groups[-1][0]], 1)
+            if (len(groups[-1]) + 1) * longest <= max_blocks and lengths[i] >= min_fill * longest:
+                groups[-1].append(i)
+                continue
+        groups.append([i])
     return groups
 
 
@@ -64,10 +68,14 @@ class Web2Text(Method):
         self.model = Web2TextModel.load(self.settings.model).to(self.device)
 
     def predict_blocks(self, blocks: Sequence[Blocks]) -> list[np.ndarray]:
-        """Content labels per block for each page; pages are padded in groups bounded by max_batch_blocks."""
+        """Content labels per block for each page."""
         feats, edges = zip(*(page_features(b) for b in blocks), strict=True) if blocks else ((), ())
-        labels: list[np.ndarray] = [np.zeros(0, dtype=bool)] * len(blocks)
-        for group in length_groups([len(b) for b in blocks], self.settings.max_batch_blocks):
+        return self.predict_features(feats, edges)
+
+    def predict_features(self, feats: Sequence[np.ndarray], edges: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Content labels from raw block and edge features; pages are padded in groups (`length_groups`)."""
+        labels: list[np.ndarray] = [np.zeros(0, dtype=bool)] * len(feats)
+        for group in length_groups([len(f) for f in feats], self.settings.max_batch_blocks):
             predicted = self.model.predict([feats[i] for i in group], [edges[i] for i in group], self.settings.lam)
             for i, page_labels in zip(group, predicted, strict=True):
                 labels[i] = page_labels

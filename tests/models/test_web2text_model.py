@@ -100,13 +100,16 @@ def test_packaged_model_loads_from_the_py_files_zip(tmp_path):
     assert "pagesieve.zip" in where and text.startswith("The cat sat on the mat.")
 
 
-def test_length_groups_bound_the_padded_tensor():
-    lengths = [5, 300, 0, 40, 40, 1000, 7, 39]
+def test_length_groups_bound_the_padded_tensor_and_the_padding():
+    lengths = [5, 300, 0, 40, 40, 1000, 7, 39, 21, 3, 280]
     groups = length_groups(lengths, max_blocks=400)
     assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
     for g in groups:
-        assert len(g) == 1 or len(g) * max(lengths[i] for i in g) <= 400
+        longest = max(lengths[i] for i in g)
+        assert len(g) == 1 or len(g) * longest <= 400
+        assert all(lengths[i] >= 0.5 * longest for i in g)         # padding at most doubles the work
     assert [1000] in [[lengths[i] for i in g] for g in groups]     # too long for any group: alone
+    assert [40, 40, 39, 21] in [[lengths[i] for i in g] for g in groups]
 
 
 def test_batched_and_one_by_one_give_the_same_documents(real_pages):
