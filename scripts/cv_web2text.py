@@ -58,7 +58,7 @@ def main() -> int:
     ap.add_argument("--patience", type=int, default=5_000)
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--peers", default="trafilatura,resiliparse,cnr")
-    ap.add_argument("--weight", type=float, default=RECIPES["default"][2]["scrapinghub"],
+    ap.add_argument("--weight", type=float, default=RECIPES["default"][2].get("scrapinghub", 1.0),
                     help="draw Scrapinghub excerpts K times as often (default: the default recipe's)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
