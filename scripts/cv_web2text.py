@@ -32,7 +32,8 @@ log = logging.getLogger("cv_web2text")
 
 def train_fold(fold: int, folds: int, data: Path, seed: int, max_steps: int, patience: int, eval_every: int,
                out: Path, weight: float) -> Path:
-    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s fold {fold}: %(message)s", stream=sys.stderr)
+    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s fold {fold}: %(message)s", stream=sys.stderr,
+                        force=True)  # a forked worker inherits the parent's handler
     torch.set_num_threads(1)
     train_sources, val_sources, _ = RECIPES["default"]
     cleaneval = [s for s in train_sources if s[0] != "scrapinghub"]
