@@ -12,6 +12,7 @@ from .dom import (
     tag_path,
     visible_text,
     xpath_of,
+    xpaths_of,
 )
 from .errors import DecodeError, EmptyPageError, NotHtmlError, PageError, ParseError, one_line
 from .method import Method
@@ -20,5 +21,6 @@ from .result import CleanResult
 
 __all__ = ["DecodedText", "decode_body", "looks_binary", "normalise_charset", "BLOCK_TAGS", "INVISIBLE_TAGS",
            "is_element", "iter_text_chunks", "join_paragraphs", "page_title", "tag_path", "visible_text", "xpath_of",
+           "xpaths_of",
            "DecodeError", "EmptyPageError", "NotHtmlError", "PageError", "ParseError", "one_line", "MAX_DEPTH",
            "Method", "ParsedPage", "page_from_decoded", "page_markup", "parse_html", "parse_page", "CleanResult"]

@@ -23,11 +23,12 @@ that the appendix defines on "the source code" (relative position, body percenta
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lxml import etree
 
-from ..page import BLOCK_TAGS, INVISIBLE_TAGS, ParsedPage, xpath_of
+from ..page import BLOCK_TAGS, INVISIBLE_TAGS, ParsedPage, xpaths_of
 
 __all__ = ["FORM_TAGS", "CollapsedDOM", "Blocks", "collapse_dom", "segment_blocks", "page_blocks"]
 
@@ -74,13 +75,13 @@ class Blocks:
     def __len__(self) -> int:
         return len(self.node)
 
-    def xpath_at(self, i: int) -> str:
-        """XPath of the deepest original element holding block i's text (computed on demand: most are not needed)."""
-        return xpath_of(self.cdom.holder[self.node[i]])
+    def xpaths(self, indices: Sequence[int]) -> list[str]:
+        """XPaths of the deepest original elements holding the given blocks' text (on demand: most are not needed)."""
+        return xpaths_of([self.cdom.holder[self.node[i]] for i in indices])
 
     @property
     def xpath(self) -> list[str]:
-        return [self.xpath_at(i) for i in range(len(self.node))]
+        return self.xpaths(range(len(self.node)))
 
 
 def _open_len(element: etree._Element) -> int:

@@ -97,5 +97,5 @@ class Web2Text(Method):
         text = blocks_text(blocks, content)
         if not text:
             return CleanResult(status="empty", title=title, error=f"none of {len(blocks)} blocks labelled content")
-        xpaths = tuple(dict.fromkeys(blocks.xpath_at(i) for i in np.flatnonzero(content)))
+        xpaths = tuple(dict.fromkeys(blocks.xpaths(np.flatnonzero(content).tolist())))
         return CleanResult(title=title, text=text, content_xpaths=xpaths)

@@ -13,6 +13,7 @@ from pagesieve.models.page import (
     tag_path,
     visible_text,
     xpath_of,
+    xpaths_of,
 )
 
 CAFE_1252 = "<html><body><p>Caf\xe9 cr\xe8me</p></body></html>".encode("cp1252")
@@ -130,3 +131,22 @@ def test_uniform_random_bytes_are_binary():
 def test_text_after_comments_and_processing_instructions_is_kept():
     page = parse_page(b"<body><p>alpha <!-- x --> beta</p><!-- y --> gamma<script>1</script> delta</body>")
     assert visible_text(page.body) == "alpha beta\n\ngamma delta"
+
+
+def test_xpaths_of_equals_libxml2_getpath_on_every_element_of_real_pages(shared_data):
+    from pagesieve.eval import iter_gold_pages
+
+    gold = list(iter_gold_pages(shared_data / "scrapinghub"))[:6] + list(iter_gold_pages(shared_data / "cleaneval"))[:6]
+    for g in gold:
+        root = parse_page(g.html).root
+        elements = [e for e in root.iter() if isinstance(e.tag, str)]
+        order = elements[::-1][::3] + elements          # any order, repeats, parents before and after children
+        assert xpaths_of(order) == [xpath_of(e) for e in order], g.page_id
+
+
+def test_xpaths_of_numbers_many_same_tag_siblings():
+    body = b"<html><body>" + b"<div><p>x</p><p>y</p></div>" * 3000 + b"<span>z</span></body></html>"
+    root = parse_page(body).root
+    elements = list(root.iter("p", "span"))
+    assert xpaths_of(elements) == [xpath_of(e) for e in elements]
+    assert xpaths_of(elements)[-3:] == ["/html/body/div[3000]/p[1]", "/html/body/div[3000]/p[2]", "/html/body/span"]
