@@ -86,8 +86,12 @@ class Web2Text(Method):
 
     def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
         blocks = [page_blocks(p) for p in pages]
-        labels = self.predict_blocks(blocks)
-        return [self._result(p, b, content) for p, b, content in zip(pages, blocks, labels, strict=True)]
+        fits = [i for i, b in enumerate(blocks) if len(b) <= self.settings.max_blocks]
+        labels = dict(zip(fits, self.predict_blocks([blocks[i] for i in fits]), strict=True))
+        return [self._result(p, b, labels[i]) if i in labels else
+                CleanResult(status="error", title=page_title(p.root),
+                            error=f"{len(b)} blocks, over web2text.max_blocks = {self.settings.max_blocks}")
+                for i, (p, b) in enumerate(zip(pages, blocks, strict=True))]
 
     @staticmethod
     def _result(page: ParsedPage, blocks: Blocks, content: np.ndarray) -> CleanResult:
