@@ -215,13 +215,12 @@ def page_features(blocks: Blocks) -> tuple[np.ndarray, np.ndarray]:
 
 def block_features(blocks: Blocks) -> np.ndarray:
     """(n_blocks, 128) raw block features in the order of FEATURE_NAMES (Appendix A, b1-b128)."""
-    counts = _node_counts(blocks.cdom)
-    return _block_features(blocks, counts, _ancestor_stats(blocks.cdom, counts))
+    return page_features(blocks)[0]
 
 
 def edge_features(blocks: Blocks) -> np.ndarray:
     """(n_blocks - 1, 25) raw edge features in the order of EDGE_FEATURE_NAMES (section 3.3)."""
-    return _edge_features(blocks, _ancestor_stats(blocks.cdom, _node_counts(blocks.cdom)))
+    return page_features(blocks)[1]
 
 
 def _block_features(blocks: Blocks, counts: np.ndarray, anc: np.ndarray) -> np.ndarray:

@@ -66,16 +66,10 @@ def viterbi(unary_logp: np.ndarray | torch.Tensor, pair_logp: np.ndarray | torch
     active = np.arange(1, N)[:, None] < lengths[None, :]                  # (N-1, B) padding leaves scores as is
     s0, s1 = unary[:, 0, 0].copy(), unary[:, 0, 1].copy()                 # (B,) best prefix score ending in 0 / 1
     back = np.zeros((N, 2, B), dtype=bool)                                  # back[t, l]: previous label was 1
-    shortest = int(lengths.min(initial=N))
     for t in range(1, N):
-        (a00, a01), (a10, a11) = step[0, :, t - 1], step[1, :, t - 1]
+        (a00, a01), (a10, a11), on = step[0, :, t - 1], step[1, :, t - 1], active[t - 1]
         c00, c10, c01, c11 = s0 + a00, s1 + a10, s0 + a01, s1 + a11
         b0, b1 = c10 > c00, c11 > c01                                       # ties keep the smaller label, as argmax
-        if t < shortest:                                                    # every sequence still running
-            back[t, 0], back[t, 1] = b0, b1
-            s0, s1 = np.where(b0, c10, c00), np.where(b1, c11, c01)
-            continue
-        on = active[t - 1]
         back[t, 0], back[t, 1] = b0 & on, (b1 & on) | (~on)                 # padding carries the label through
         s0, s1 = np.where(on, np.where(b0, c10, c00), s0), np.where(on, np.where(b1, c11, c01), s1)
     rows = np.arange(B)
