@@ -41,7 +41,6 @@ def _summary(ms: list[float]) -> dict[str, float]:
 
 
 def stages(bodies: list[bytes], method: Web2Text, batch: int, warmup: int) -> dict[str, dict]:
-    model, lam = method.model, method.settings.lam
     sync = torch.cuda.synchronize if method.device.type == "cuda" else (lambda: None)
     parsed, times = [], {"parse": [], "features": [], "inference_1by1": [], "features+inference": []}
     feats = []
@@ -54,7 +53,7 @@ def stages(bodies: list[bytes], method: Web2Text, batch: int, warmup: int) -> di
         t1 = time.perf_counter()
         x, e = page_features(page_blocks(page))
         t2 = time.perf_counter()
-        model.predict([x], [e], lam)
+        method.predict_features([x], [e])
         sync()
         t3 = time.perf_counter()
         if i >= warmup:
