@@ -36,14 +36,18 @@ def warc_records() -> list[tuple[str, str, str | None]]:
                 for r in ArchiveIterator(fh)]
 
 
+def pagesieve_cli(*args: str) -> subprocess.CompletedProcess:
+    """The installed `pagesieve` command in Spark local[2], UI off."""
+    cli = Path(sys.executable).with_name("pagesieve")
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    return subprocess.run([str(cli), *args, "--master", "local[2]", "--conf", "spark.ui.enabled=false"],
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
 @pytest.fixture(scope="module")
 def run_out(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("run") / "out"
-    cli = Path(sys.executable).with_name("pagesieve")
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
-    proc = subprocess.run([str(cli), "run", str(SAMPLE_WARC), "--out", str(out), "--master", "local[2]",
-                           "--conf", "spark.ui.enabled=false", "--gzip"],
-                          capture_output=True, text=True, timeout=600, env=env)
+    proc = pagesieve_cli("run", str(SAMPLE_WARC), "--out", str(out), "--gzip")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "pagesieve run:" in proc.stderr
     return out
@@ -112,11 +116,7 @@ def test_export_is_a_jsoncollection_of_ok_documents(run_out):
 def web2text_docs(run_out, tmp_path_factory) -> list[dict]:
     """`pagesieve clean --method web2text` (the real CLI, Spark local mode) over the sample's pages table."""
     out = tmp_path_factory.mktemp("web2text") / "documents"
-    cli = Path(sys.executable).with_name("pagesieve")
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
-    proc = subprocess.run([str(cli), "clean", "--pages", str(run_out / "pages"), "--out", str(out), "--method",
-                           "web2text", "--master", "local[2]", "--conf", "spark.ui.enabled=false"],
-                          capture_output=True, text=True, timeout=600, env=env)
+    proc = pagesieve_cli("clean", "--pages", str(run_out / "pages"), "--out", str(out), "--method", "web2text")
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads((out / "_report.json").read_text())
     assert report["methods"] == ["web2text/1"] and report["accounting"]["pages"]["ok"] is True
