@@ -7,7 +7,8 @@ from setuptools import find_packages, setup
 # Root folders of the design card become subpackages of `pagesieve`, so an install never puts
 # generic top-level modules such as `models` or `jobs` into site-packages. Nested packages are
 # discovered: an unlisted one imports under an editable install but is missing from the wheel.
-ROOTS = {"jobs": "jobs", "models": "models", "udfs": "udfs", "spiders": "spiders", "conf": "conf"}
+ROOTS = {"jobs": "jobs", "udfs": "udfs", "eval": "eval", "archives": "archives", "models": "models",
+         "spiders": "spiders", "conf": "conf"}
 
 package_dir = {"pagesieve": "pagesieve"}
 packages = ["pagesieve"] + [f"pagesieve.{p}" for p in find_packages("pagesieve")]
@@ -46,5 +47,5 @@ setup(
         "peers": ["trafilatura>=2.0", "readability-lxml>=0.9", "justext>=3.0", "boilerpy3>=1.0"],
         "test": ["pytest>=8", "ruff>=0.6"],
     },
-    entry_points={"console_scripts": ["pagesieve = pagesieve.cli:main"]},
+    entry_points={"console_scripts": ["pagesieve = pagesieve.jobs.cli:main"]},
 )

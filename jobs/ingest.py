@@ -4,7 +4,7 @@
     spark-submit --py-files dist/pagesieve.zip jobs/ingest.py 's3://bucket/crawl/*.warc.gz' --out s3://bucket/pages
 
 One Spark task per input file, which writes that archive's pages itself and commits them with a
-marker (see `pagesieve.jobs.pages_writer`): re-running the same command skips the archives
+marker (see `pagesieve.archives.pages_writer`): re-running the same command skips the archives
 already committed, so a killed job continues where it stopped; `--force` redoes them. Every
 record is accounted for: HTML responses become `pages` rows; everything else (requests,
 warcinfo, revisits, non-HTML, read errors) is listed with its reason in `<out>/_skipped/`
@@ -33,8 +33,8 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
     """
     from collections import Counter
 
-    from pagesieve.jobs.pages_writer import archive_key, done_markers, remove_archive, write_archive_pages
-    from pagesieve.jobs.readers import list_inputs
+    from pagesieve.archives import list_inputs
+    from pagesieve.archives.pages_writer import archive_key, done_markers, remove_archive, write_archive_pages
 
     settings = config.section("ingest")
     paths = list_inputs(inputs, commoncrawl_base=str(settings["commoncrawl_base"]))

@@ -16,7 +16,7 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    from pagesieve.jobs.readers import PROFILES, format_record, read_record_at
+    from pagesieve.archives import PROFILES, format_record, read_record_at
 
     ap = argparse.ArgumentParser(prog="pagesieve show-record", description=__doc__.splitlines()[0])
     ap.add_argument("archive", help="archive path or URI, as in the pages table's `source` column")

@@ -34,13 +34,13 @@ def fastwarc_raw(path: str) -> int:
 
 
 def reader(path: str) -> int:
-    from pagesieve.jobs.readers import iter_records
+    from pagesieve.archives import iter_records
 
     return sum(1 for _ in iter_records(path))
 
 
 def task(path: str) -> int:
-    from pagesieve.jobs.pages_writer import write_archive_pages
+    from pagesieve.archives.pages_writer import write_archive_pages
 
     out = tempfile.mkdtemp(prefix="bench-ingest-")
     try:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from pagesieve.archives.pages_writer import archive_key
 from pagesieve.jobs import ingest
 from pagesieve.jobs.common import Report, job_parser, load_config
-from pagesieve.jobs.pages_writer import archive_key
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = str(ROOT / "data" / "sample" / "sample.warc.gz")

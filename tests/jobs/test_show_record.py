@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from pagesieve.archives import iter_records
 from pagesieve.jobs import show_record
-from pagesieve.jobs.readers import iter_records
 
 SAMPLE = str(Path(__file__).resolve().parents[2] / "data" / "sample" / "sample.warc.gz")
 

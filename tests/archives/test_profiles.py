@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from pagesieve.jobs.readers import (
+from pagesieve.archives import (
     PROFILES,
     format_record,
     iter_records,
@@ -26,7 +26,7 @@ from pagesieve.jobs.readers import (
     read_input,
     read_record_at,
 )
-from pagesieve.jobs.readers.lenient import Damage, iter_lenient
+from pagesieve.archives.lenient import Damage, iter_lenient
 
 WARC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
 JUNK = random.Random(7).randbytes(3000)  # starts with b"8\xb4", holds no CR/LF-led version line
@@ -149,7 +149,7 @@ def test_explicit_profile_overrides_detection():
 def test_clueweb09_quirks_are_resynchronised(tmp_path, layout, caplog):
     data, offsets = layouts(CW09)[layout]
     path = write(tmp_path, "en0000-00.warc" + ("" if layout == "plain" else ".gz"), data)
-    with caplog.at_level(logging.INFO, logger="pagesieve.jobs.readers.archive"):
+    with caplog.at_level(logging.INFO, logger="pagesieve.archives.archive"):
         rows = list(iter_records(path))
     assert len(rows) == 7 and {r["source_profile"] for r in rows} == {"clueweb09"}
     assert [r["skip_reason"] for r in rows] == ["warcinfo"] + [None] * 6
@@ -386,7 +386,7 @@ def test_lenient_reader_agrees_with_fastwarc_on_real_files(name):
 @pytest.mark.parametrize("layout", ["plain", "whole-gzip", "member-gzip"])
 def test_tiny_read_chunks_change_nothing(tmp_path, monkeypatch, layout):
     # Version lines, separators and headers split across reads, and the buffer compacted all the time.
-    import pagesieve.jobs.readers.buffer as buffer
+    import pagesieve.archives.buffer as buffer
 
     data, _ = layouts([*CW09, JUNK])[layout]
     path = write(tmp_path, "chunks.warc" + ("" if layout == "plain" else ".gz"), data)

@@ -16,9 +16,9 @@ import io
 from itertools import islice
 from typing import IO
 
-from pagesieve.jobs.readers.block import split_http
-from pagesieve.jobs.readers.gzip_members import GZIP_MAGIC, GzipMembers
-from pagesieve.jobs.readers.lenient import RawRecord, iter_lenient
+from pagesieve.archives.block import split_http
+from pagesieve.archives.gzip_members import GZIP_MAGIC, GzipMembers
+from pagesieve.archives.lenient import RawRecord, iter_lenient
 
 __all__ = ["LENIENT_PROFILES", "PROFILES", "check_profile", "detect_profile", "sniff"]
 

@@ -23,12 +23,12 @@ import os
 from collections.abc import Generator, Iterator
 from typing import IO, Any
 
-from pagesieve.jobs.readers.arc import read_arc
-from pagesieve.jobs.readers.block import split_http
-from pagesieve.jobs.readers.gzip_members import GzipMembers
-from pagesieve.jobs.readers.lenient import Damage, RawRecord, iter_lenient
-from pagesieve.jobs.readers.profiles import LENIENT_PROFILES, check_profile, detect_profile, sniff
-from pagesieve.jobs.readers.rows import HTML_MEDIA_TYPES, add_body, one_line, reader_row, text, warc_row
+from pagesieve.archives.arc import read_arc
+from pagesieve.archives.block import split_http
+from pagesieve.archives.gzip_members import GzipMembers
+from pagesieve.archives.lenient import Damage, RawRecord, iter_lenient
+from pagesieve.archives.profiles import LENIENT_PROFILES, check_profile, detect_profile, sniff
+from pagesieve.archives.rows import HTML_MEDIA_TYPES, add_body, one_line, reader_row, text, warc_row
 
 __all__ = ["HTML_MEDIA_TYPES", "Start", "iter_records", "open_archive", "read_warc", "reader_row", "one_line"]
 

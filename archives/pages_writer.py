@@ -74,7 +74,7 @@ def remove_archive(out: str, key: str) -> None:
 def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_file: int,
                         rows_per_batch: int = 256, profile: str = "auto") -> dict[str, Any]:
     """Read one archive and commit its pages under `out`; returns the marker (also written)."""
-    from pagesieve.jobs.readers import read_input
+    from pagesieve.archives import read_input
 
     if not logging.getLogger().handlers:  # executors: one progress line per archive on stderr
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pagesieve.jobs.readers.rows import text
+from pagesieve.archives.rows import text
 
 __all__ = ["parse_header_lines", "split_http"]
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pagesieve.jobs.readers.archive import iter_records, one_line, reader_row
+from pagesieve.archives.archive import iter_records, one_line, reader_row
 
 __all__ = ["COMMONCRAWL_BASE", "iter_html_files", "read_input", "list_inputs"]
 

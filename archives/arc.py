@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterator
 from typing import IO, Any
 
-from pagesieve.jobs.readers.rows import (
+from pagesieve.archives.rows import (
     add_body,
     get_header,
     hash_id,

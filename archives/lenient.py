@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from pagesieve.jobs.readers.block import parse_header_lines
-from pagesieve.jobs.readers.buffer import OVERLAP, StreamBuffer
+from pagesieve.archives.block import parse_header_lines
+from pagesieve.archives.buffer import OVERLAP, StreamBuffer
 
 __all__ = ["Damage", "RawRecord", "iter_lenient"]
 

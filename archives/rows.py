@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from pagesieve.jobs.readers.payload import decode_payload
+from pagesieve.archives.payload import decode_payload
 from pagesieve.models.page.errors import one_line
 from pagesieve.schemas import READER_ROWS
 

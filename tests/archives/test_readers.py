@@ -17,7 +17,7 @@ import brotli
 import pyarrow as pa
 import pytest
 
-from pagesieve.jobs.readers import decode_payload, iter_html_files, iter_records, list_inputs, read_input
+from pagesieve.archives import decode_payload, iter_html_files, iter_records, list_inputs, read_input
 from pagesieve.schemas import READER_ROWS
 
 WARC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
@@ -246,7 +246,7 @@ def test_remote_uris_go_through_fsspec():
 
 
 def test_one_info_line_per_file(caplog):
-    with caplog.at_level(logging.INFO, logger="pagesieve.jobs.readers.archive"):
+    with caplog.at_level(logging.INFO, logger="pagesieve.archives.archive"):
         read("wget-netzliteratur-revisits.warc")
     [message] = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert "32 records, 5 pages, 27 skipped" in message
@@ -337,7 +337,7 @@ def test_chunked_then_gzip_and_a_cut_stream():
 def test_commoncrawl_paths_manifest_gets_the_bucket_prefix(tmp_path):
     import gzip as gz
 
-    from pagesieve.jobs.readers import list_inputs
+    from pagesieve.archives import list_inputs
 
     manifest = tmp_path / "warc.paths.gz"
     keys = ["crawl-data/CC-MAIN-2024-22/segments/1/warc/CC-MAIN-1-00000.warc.gz",

@@ -12,8 +12,8 @@ import io
 import re
 from typing import Any
 
-from pagesieve.jobs.readers.archive import open_archive, read_warc
-from pagesieve.jobs.readers.gzip_members import GZIP_MAGIC
+from pagesieve.archives.archive import open_archive, read_warc
+from pagesieve.archives.gzip_members import GZIP_MAGIC
 
 __all__ = ["OFFSET_ENTRY_BYTES", "clueweb22_offset_path", "read_clueweb22_document"]
 

@@ -10,10 +10,10 @@ import codecs
 import os
 from typing import Any
 
-from pagesieve.jobs.readers.arc import read_arc
-from pagesieve.jobs.readers.archive import Start, open_archive, read_warc
-from pagesieve.jobs.readers.gzip_members import GZIP_MAGIC
-from pagesieve.jobs.readers.profiles import check_profile, detect_profile, sniff
+from pagesieve.archives.arc import read_arc
+from pagesieve.archives.archive import Start, open_archive, read_warc
+from pagesieve.archives.gzip_members import GZIP_MAGIC
+from pagesieve.archives.profiles import check_profile, detect_profile, sniff
 
 __all__ = ["format_record", "read_record_at"]
 
