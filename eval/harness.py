@@ -1,10 +1,11 @@
 """The evaluation harness: every method, ours and the peers, through the same loop and the same clock.
 
-Per page, the decoding and parsing that pagesieve shares between methods is done and timed once;
-then each method runs on that page, in an order that rotates from page to page so that machine
-noise hits all methods alike. A method's time per page is decode + its own work, plus the lxml
-parse when it uses our tree (`uses_tree`); peers that parse the markup themselves pay their own
-parse inside `process`. Everything runs in one process, after a warm-up; peak memory is measured
+Per page, the decoding and parsing that pagesieve shares between methods is done and timed once
+(`models.page.prepare`); then each method runs on that page through the same runner as the Spark UDF
+(`models.page.run_prepared`), in an order that rotates from page to page so that machine noise hits all
+methods alike. A method's time per page is decode + its own work, plus the lxml parse when it reads our
+tree (`needs = "tree"`); peers that parse the markup themselves (`needs = "markup"`) pay their own parse
+inside `process`. Everything runs in one process, after a warm-up; peak memory is measured
 per method in a fresh subprocess (`pagesieve.eval.memory`), where it cannot be confused with the
 other methods'.
 
@@ -16,15 +17,13 @@ the blocks the same way the gold does, so every method gets block scores. This r
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pagesieve.models.page import PageError, ParsedPage, decode_body, one_line, page_from_decoded
-from pagesieve.models.registry import CleanMethod, build_method
+from pagesieve.models.page import Cleaner, PageInput, ParsedPage, Prepared, charged_ms, prepare, run_prepared
+from pagesieve.models.registry import build_method, resolve
 
 from .datasets import GoldPage
 from .metrics import PRF, bag_of_words_prf, block_scores, exact_match, shingle_prf
@@ -61,38 +60,31 @@ class PageScore:
 
 
 def build_methods(names: Sequence[str], settings: dict[str, dict[str, Any]] | None = None
-                  ) -> tuple[dict[str, CleanMethod], dict[str, str]]:
-    """Build each named method; a method that cannot be built is skipped with the reason.
+                  ) -> tuple[dict[str, Cleaner], dict[str, str]]:
+    """Build each named cleaner; one whose package is missing is skipped with the reason.
 
     Returns:
-        ({name: method}, {name: reason skipped}). Reasons: an unknown method name, or a missing
-        optional package (the ImportError's message names it).
+        ({name: method}, {name: reason skipped}); the reason of a skip is the ImportError's message.
+
+    Raises:
+        ConfigError: an unknown name, a method that is not a cleaner, or a bad setting (checked for
+            every name before anything is built).
     """
-    built: dict[str, CleanMethod] = {}
+    for name in names:
+        resolve(name, "cleaner")
+    built: dict[str, Cleaner] = {}
     skipped: dict[str, str] = {}
     for name in names:
         try:
-            built[name] = build_method(name, (settings or {}).get(name))
+            built[name] = build_method(name, (settings or {}).get(name), kind="cleaner")
         except ImportError as exc:
             skipped[name] = f"missing package: {exc}"
-        except ValueError as exc:
-            skipped[name] = str(exc)
-        if name in skipped:
             log.warning("skipping method %s: %s", name, skipped[name])
     return built, skipped
 
 
-def _prepare(page: GoldPage) -> tuple[ParsedPage | None, str | None, float, float]:
-    """Decode and parse once: (page or None, error status, decode ms, parse ms)."""
-    start = time.perf_counter()
-    decoded = decode_body(page.html)
-    decoded_at = time.perf_counter()
-    try:
-        parsed = page_from_decoded(decoded, url=page.url, page_id=page.page_id)
-    except PageError as exc:
-        now = time.perf_counter()
-        return None, exc.status, (decoded_at - start) * 1000, (now - decoded_at) * 1000
-    return parsed, None, (decoded_at - start) * 1000, (time.perf_counter() - decoded_at) * 1000
+def _prepare(page: GoldPage) -> Prepared:
+    return prepare(PageInput(page.html, url=page.url, page_id=page.page_id))
 
 
 def _score(dataset: str, page: GoldPage, name: str, status: str, text: str, ms: float,
@@ -109,7 +101,7 @@ def _gold_blocks(parsed: ParsedPage, gold: str) -> tuple[Any, list[bool]]:
     return blocks, label_blocks(blocks.text, gold)
 
 
-def _block_counts(method: CleanMethod, blocks: Any, gold: list[bool], text: str) -> tuple[int, int, int, int]:
+def _block_counts(method: Cleaner, blocks: Any, gold: list[bool], text: str) -> tuple[int, int, int, int]:
     from pagesieve.models.web2text import label_blocks
 
     if hasattr(method, "predict_blocks"):
@@ -120,7 +112,7 @@ def _block_counts(method: CleanMethod, blocks: Any, gold: list[bool], text: str)
     return s["tp"], s["fp"], s["fn"], s["tn"]
 
 
-def evaluate_pages(dataset: str, pages: Sequence[GoldPage], methods: dict[str, CleanMethod],
+def evaluate_pages(dataset: str, pages: Sequence[GoldPage], methods: dict[str, Cleaner],
                    warmup: int = 20, blocks: bool = False) -> list[PageScore]:
     """Score and time every method on every page (see the module docstring for how time is counted).
 
@@ -130,32 +122,24 @@ def evaluate_pages(dataset: str, pages: Sequence[GoldPage], methods: dict[str, C
     """
     names = list(methods)
     for page in pages[:warmup]:
-        parsed, _, _, _ = _prepare(page)
+        prepared = _prepare(page)
         for name in names:
-            if parsed is not None:
-                with contextlib.suppress(Exception):  # warm-up only: failures are scored below
-                    methods[name].process(parsed)
+            run_prepared(methods[name], prepared)      # warm-up only: outcomes are scored below
     scores: list[PageScore] = []
     for i, page in enumerate(pages):
-        parsed, failed, decode_ms, parse_ms = _prepare(page)
-        page_blocks = _gold_blocks(parsed, page.gold) if blocks and parsed is not None else None
+        prepared = _prepare(page)
+        page_blocks = _gold_blocks(prepared.page, page.gold) if blocks and prepared.page is not None else None
         for k in range(len(names)):
             name = names[(i + k) % len(names)]
             method = methods[name]
-            shared = decode_ms + (parse_ms if getattr(method, "uses_tree", True) else 0.0)
-            if parsed is None:
-                scores.append(_score(dataset, page, name, failed or "error", "", shared, "page rejected by parser"))
+            outcome = run_prepared(method, prepared)
+            result, ms = outcome.result, charged_ms(method, prepared, outcome)
+            if prepared.page is None:
+                scores.append(_score(dataset, page, name, result.status, "", ms, "page rejected by parser"))
                 continue
-            start = time.perf_counter()
-            try:
-                result = method.process(parsed)
-                status, text, error = result.status, result.text, result.error
-            except Exception as exc:  # noqa: BLE001 - a failing method is scored, not fatal
-                status, text, error = "error", "", one_line(exc)
-            ms = shared + (time.perf_counter() - start) * 1000
-            scores.append(_score(dataset, page, name, status, text, ms, error))
+            scores.append(_score(dataset, page, name, result.status, result.text, ms, result.error))
             if page_blocks is not None:
-                scores[-1].blocks = _block_counts(method, *page_blocks, text)
+                scores[-1].blocks = _block_counts(method, *page_blocks, result.text)
         if (i + 1) % 100 == 0:
             log.info("%s: %d/%d pages", dataset, i + 1, len(pages))
     return scores

@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--settings", default="{}", help="JSON settings overrides of the method")
     args = ap.parse_args(argv)
-    from pagesieve.models.page import parse_page
+    from pagesieve.models.page import PageInput, run_pages
     from pagesieve.models.registry import build_method
 
     from .datasets import iter_gold_pages
@@ -44,12 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit:
         pages = pages[: args.limit]
     method = build_method(args.method, json.loads(args.settings))
+    inputs = [PageInput(p.html, url=p.url, page_id=p.page_id) for p in pages]
     baseline = high_water_mb()
-    for page in pages:
-        try:
-            method.process(parse_page(page.html, url=page.url, page_id=page.page_id))
-        except Exception:  # noqa: BLE001 - memory, not correctness, is measured here
-            continue
+    for page in inputs:      # one at a time, as a worker without batching holds them
+        run_pages(method, [page])
     peak = high_water_mb()
     print(json.dumps({"method": args.method, "pages": len(pages), "baseline_mb": round(baseline, 1),
                       "peak_mb": round(peak, 1), "delta_mb": round(peak - baseline, 1)}))

@@ -1,4 +1,4 @@
-"""clean: `pages` -> `documents`, one row per page, through the method's pandas UDF.
+"""clean: `pages` -> `documents`, one row per page, through the one UDF adapter.
 
     pagesieve clean --pages out/pages --out out/documents --method cnr
     spark-submit --py-files dist/pagesieve.zip jobs/clean.py --pages out/pages --out out/documents
@@ -6,37 +6,52 @@
 
 from __future__ import annotations
 
-import functools
 import sys
-from typing import Any
 
-from pagesieve.jobs.common import Report, counts_by, job_parser, load_config, spark_session
-from pagesieve.schemas import DOCUMENTS, PAGES, spark_schema
+from pagesieve.jobs.common import (
+    JobConfig,
+    Report,
+    check_output,
+    check_table,
+    counts_by,
+    exit_on_config_error,
+    job_parser,
+    load_config,
+    spark_session,
+)
+from pagesieve.schemas import PAGES, spark_schema
+from pagesieve.udfs.adapter import MethodSpec, apply_method
 
-__all__ = ["build", "run", "main"]
+__all__ = ["build", "method_spec", "run", "main"]
 
 
-def build(pages, method: str, overrides: dict[str, Any] | None = None, page_timeout_s: float | None = None):
-    """documents DataFrame for a pages DataFrame (lazy). Fails early on an unknown method or setting."""
-    from pagesieve.models.registry import build_method
-    from pagesieve.udfs.clean import PAGE_COLUMNS, clean_batches, freeze
-
-    build_method(method, overrides)  # validate on the driver, before any data is read
-    udf = functools.partial(clean_batches, method, freeze(overrides or {}), page_timeout_s)
-    return pages.select(*PAGE_COLUMNS).mapInPandas(udf, spark_schema(DOCUMENTS))
+def method_spec(config: JobConfig, method: str | None = None) -> MethodSpec:
+    """The cleaner to run (`--method`, else `clean.method`), its settings and guard, all checked."""
+    settings = config.job("clean")
+    name = method or settings.method
+    return MethodSpec.of(name, config.method_overrides(_section(name)), kind="cleaner",
+                         timeout_s=settings.page_timeout_s, guard=settings.guard)
 
 
-def run(spark, pages_path: str, out: str, config, report: Report, method: str | None = None) -> int:
+def _section(method: str) -> str:
+    from pagesieve.models.registry import resolve
+
+    return resolve(method).name
+
+
+def build(pages, spec: MethodSpec):
+    """documents DataFrame for a pages DataFrame (lazy)."""
+    return apply_method(pages, spec)
+
+
+def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spec: MethodSpec) -> int:
     """Clean the pages at `pages_path` into `out`; fills `report`; returns the documents written."""
-    settings = config.section("clean")
-    method = method or settings["method"]
     pages = spark.read.schema(spark_schema(PAGES)).parquet(pages_path)
     n_pages = pages.count()
-    wanted = int(settings["min_partitions"]) or spark.sparkContext.defaultParallelism
+    wanted = config.job("clean").min_partitions or spark.sparkContext.defaultParallelism
     if pages.rdd.getNumPartitions() < min(wanted, n_pages):
         pages = pages.repartition(min(wanted, n_pages))
-    documents = build(pages, method, config.section(method), float(settings["page_timeout_s"]))
-    documents.write.mode("overwrite").parquet(out)
+    build(pages, spec).write.mode("overwrite").parquet(out)
     written = spark.read.parquet(out)
     by_status = counts_by(written, "status")
     report.check_accounting(n_pages, by_status, "pages")
@@ -50,15 +65,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = job_parser("clean", "Remove boilerplate: pages table -> documents table (one row per page).")
     ap.add_argument("--pages", required=True, help="folder of the pages table")
     ap.add_argument("--out", required=True, help="output folder of the documents table")
-    ap.add_argument("--method", default=None, help="cnr (default), web2text, trafilatura, resiliparse, ...")
+    ap.add_argument("--method", default=None,
+                    help="cnr (default), web2text, trafilatura, resiliparse, ..., or a dotted path module:Class")
     args = ap.parse_args(argv)
-    config = load_config(args)
+    config = load_config(args, [args.method] if args.method else [])
+    spec = method_spec(config, args.method)
+    check_table(args.pages, "--pages")
+    check_output(args.out)
     spark = spark_session("clean", args.master, config.spark)
     report = Report("clean", config)
-    n = run(spark, args.pages, args.out, config, report, args.method)
+    n = run(spark, args.pages, args.out, config, report, spec)
     report.finish(n, args.out, args.quiet)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_on_config_error(main))

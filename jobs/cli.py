@@ -37,11 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s",
                         datefmt="%H:%M:%S")
     logging.getLogger("py4j").setLevel(logging.WARNING)
-    try:
-        return importlib.import_module(COMMANDS[argv[0]][0]).main(argv[1:])
-    except (ValueError, FileNotFoundError) as exc:  # bad input or config: one clear line, no JVM trace
-        print(f"pagesieve {argv[0]}: error: {exc}", file=sys.stderr)
-        return 2
+    from pagesieve.jobs.common import exit_on_config_error
+
+    # bad input or config: one clear line, no JVM trace
+    return exit_on_config_error(importlib.import_module(COMMANDS[argv[0]][0]).main, argv[1:], f"pagesieve {argv[0]}")
 
 
 if __name__ == "__main__":

@@ -12,15 +12,19 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from pagesieve import __version__
 from pagesieve.schemas import SCHEMA_VERSION
-from pagesieve.settings import ConfigError, load_defaults, load_file, parse_override
+from pagesieve.settings import ConfigError, load_defaults, load_file, parse_override, settings_dict
 
-__all__ = ["job_parser", "JobConfig", "load_config", "spark_session", "Report", "ConfigError", "counts_by",
-           "write_json"]
+from .settings import JOB_SETTINGS
+
+__all__ = ["job_parser", "JobConfig", "load_config", "check_output", "check_table", "exit_on_config_error",
+           "spark_session", "Report", "ConfigError", "counts_by", "write_json"]
 
 log = logging.getLogger("pagesieve")
 
@@ -38,24 +42,46 @@ def job_parser(name: str, description: str) -> argparse.ArgumentParser:
     return ap
 
 
+@dataclass(frozen=True)
 class JobConfig:
-    """Resolved configuration: Spark settings and one dict per pagesieve section."""
+    """Resolved configuration: Spark settings, every job section typed, and the method sections given.
 
-    def __init__(self, spark: dict[str, str], sections: dict[str, dict[str, Any]]) -> None:
-        self.spark = spark
-        self.sections = sections
+    Attributes:
+        spark: `spark.*` keys, passed to the session builder.
+        jobs: {section: settings} for every section of conf/jobs.toml (defaults, then --config, then --conf).
+        methods: {method: overrides} for each method section given; each already checked against the
+            method's settings class, so `method_settings` cannot fail later.
+    """
 
-    def section(self, name: str) -> dict[str, Any]:
-        return dict(self.sections.get(name, {}))
+    spark: dict[str, str]
+    jobs: dict[str, Any]
+    methods: dict[str, dict[str, Any]]
+
+    def job(self, name: str) -> Any:
+        return self.jobs[name]
+
+    def method_overrides(self, name: str) -> dict[str, Any]:
+        return dict(self.methods.get(name, {}))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"spark": dict(self.spark), **{k: dict(v) for k, v in self.sections.items()}}
+        return {"spark": dict(self.spark), **{k: settings_dict(v) for k, v in self.jobs.items()},
+                **{k: dict(v) for k, v in self.methods.items()}}
 
 
-def load_config(args: argparse.Namespace) -> JobConfig:
-    """Packaged defaults (conf/jobs.toml), then --config FILE, then --conf pairs. Fails on malformed keys."""
-    sections: dict[str, dict[str, Any]] = {k: dict(v) for k, v in load_defaults("jobs").items()}
-    spark: dict[str, str] = {}
+def load_config(args: argparse.Namespace, methods: Sequence[str] = ()) -> JobConfig:
+    """Packaged defaults (conf/jobs.toml), then --config FILE, then --conf pairs, all checked.
+
+    Args:
+        args: parsed arguments with `conf` (list of KEY=VALUE) and `config` (a TOML path or None).
+        methods: the methods the command will run (registered names or dotted paths): a dotted-path
+            method's settings section is its `name`.
+
+    Raises:
+        ConfigError: a malformed pair, an unknown section or key, a wrong type, an out-of-range value; one
+            line naming `section.key`. Raised before Spark starts or any data is read.
+    """
+    from pagesieve.models.registry import METHODS, load_settings, resolve
+
     layers: list[tuple[str, Any]] = []
     if args.config:
         for section, values in load_file(args.config).items():
@@ -63,6 +89,8 @@ def load_config(args: argparse.Namespace) -> JobConfig:
                 raise ConfigError(f"{args.config}: top-level key {section!r} must be a [section]")
             layers += [(f"{section}.{k}", v) for k, v in values.items()]
     layers += [parse_override(item) for item in args.conf]
+    spark: dict[str, str] = {}
+    sections: dict[str, dict[str, Any]] = {}
     for key, value in layers:
         if key.startswith("spark."):
             spark[key] = str(value).lower() if isinstance(value, bool) else str(value)
@@ -70,10 +98,45 @@ def load_config(args: argparse.Namespace) -> JobConfig:
         section, dot, name = key.partition(".")
         if not dot or not name:
             raise ConfigError(f"setting {key!r} must be SECTION.KEY or spark.KEY")
-        if section in ("ingest", "clean", "export") and name not in sections[section]:
-            raise ConfigError(f"unknown setting {key!r}; known: {sorted(sections[section])}")
         sections.setdefault(section, {})[name] = value
-    return JobConfig(spark, sections)
+    jobs = {name: cls.load(sections.pop(name, {})) for name, cls in JOB_SETTINGS.items()}
+    method_names = {resolve(m).name: m for m in (*methods, jobs["clean"].method) if m}
+    checked: dict[str, dict[str, Any]] = {}
+    for section, values in sections.items():
+        if section not in METHODS and section not in method_names:
+            known = sorted(set(JOB_SETTINGS) | set(METHODS) | set(method_names))
+            raise ConfigError(f"unknown section {section!r} in {section}.{next(iter(values))}; "
+                              f"known: spark, {', '.join(known)}")
+        load_settings(method_names.get(section, section), values)    # checks keys, types and ranges
+        checked[section] = values
+    return JobConfig(spark, jobs, checked)
+
+
+def check_output(path: str, flag: str = "--out") -> None:
+    """A local output path must not be an existing file (ConfigError, before anything runs)."""
+    if "://" not in path and os.path.isfile(path):
+        raise ConfigError(f"{flag} {path}: is a file, expected a folder")
+
+
+def check_table(path: str, flag: str) -> None:
+    """A local input table must be an existing folder (ConfigError, before Spark starts)."""
+    if "://" in path:
+        return
+    if not os.path.exists(path):
+        raise ConfigError(f"{flag} {path}: no such folder")
+    if not os.path.isdir(path):
+        raise ConfigError(f"{flag} {path}: is a file, expected a table folder")
+
+
+def exit_on_config_error(main: Callable[[list[str] | None], int], argv: list[str] | None = None,
+                         prog: str = "pagesieve") -> int:
+    """Run a job's main; a ConfigError (or any ValueError/FileNotFoundError of bad input) becomes one line
+    on stderr and exit code 2, with no traceback (the same under `pagesieve` and `spark-submit`)."""
+    try:
+        return main(argv)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
 
 
 def spark_session(app_name: str, master: str | None, spark_conf: dict[str, str]):

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pagesieve.jobs.common import load_config
+from pagesieve.jobs.common import ConfigError, check_output, exit_on_config_error, load_config
 
 __all__ = ["main"]
 
@@ -61,13 +61,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", action="append", default=[], metavar="METHOD.KEY=VALUE", help="method settings")
     ap.add_argument("--config", default=None, metavar="FILE", help="TOML file with [method] sections")
     args = ap.parse_args(argv)
-    config = load_config(args)
+    names = [m.strip() for m in args.methods.split(",") if m.strip()]
+    config = load_config(args, names)
+    for path in args.dataset:
+        if "://" not in path and not os.path.exists(path):
+            raise ConfigError(f"--dataset {path}: no such folder or file")
+    check_output(args.out)
     if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})  # "pages/s on one core" must mean one core
-    names = [m.strip() for m in args.methods.split(",") if m.strip()]
-    methods, skipped = build_methods(names, {n: config.section(n) for n in names})
+    methods, skipped = build_methods(names, {n: config.method_overrides(n) for n in names})
     if not methods:
-        ap.error(f"no method could be built: {skipped}")
+        raise ConfigError(f"no method could be built: {skipped}")
     scores, memory = [], {}
     for path in args.dataset:
         name = dataset_name(path)
@@ -78,16 +82,16 @@ def main(argv: list[str] | None = None) -> int:
         log.info("%s: %d pages, methods %s", name, len(pages), ", ".join(methods))
         scores += evaluate_pages(name, pages, methods, warmup=args.warmup, blocks=args.blocks)
         if not args.no_memory:
-            memory[name] = {m: memory_probe(m, path, split, min(args.memory_pages, len(pages)), config.section(m))
-                            for m in methods}
+            limit = min(args.memory_pages, len(pages))
+            memory[name] = {m: memory_probe(m, path, split, limit, config.method_overrides(m)) for m in methods}
     data = write_report(scores, args.out, skipped=skipped, memory=memory, plots=not args.no_plots,
                         config={"methods": names, "datasets": args.dataset, "split": args.split, "limit": args.limit,
                                 "warmup": args.warmup, "cpu": args.cpu, "blocks": args.blocks,
-                                "settings": {n: config.section(n) for n in methods}})
+                                "settings": {n: config.method_overrides(n) for n in methods}})
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     print(f"report: {args.out}/report.md, {len(data['files'])} files", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_on_config_error(main))

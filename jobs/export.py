@@ -11,7 +11,16 @@ from __future__ import annotations
 
 import sys
 
-from pagesieve.jobs.common import Report, job_parser, load_config, spark_session
+from pagesieve.jobs.common import (
+    ConfigError,
+    Report,
+    check_output,
+    check_table,
+    exit_on_config_error,
+    job_parser,
+    load_config,
+    spark_session,
+)
 
 __all__ = ["build_jsonl", "run", "main"]
 
@@ -56,14 +65,14 @@ def _rename_parts(spark, folder: str, extension: str) -> list[str]:
 def run(spark, documents_path: str, out: str, config, report: Report, formats: list[str],
         gzip: bool = False) -> int:
     """Export the documents at `documents_path` under `out`; returns the number of JSONL lines written."""
-    settings = config.section("export")
+    settings = config.job("export")
     documents = spark.read.parquet(documents_path)
     n_documents = documents.count()
     exported: dict[str, int] = {}
     if "jsonl" in formats:
-        jsonl = build_jsonl(documents, bool(settings["include_title"]))
+        jsonl = build_jsonl(documents, settings.include_title)
         target = f"{out.rstrip('/')}/jsonl"
-        (jsonl.repartition(int(settings["shards"])).sortWithinPartitions("id").write.mode("overwrite")
+        (jsonl.repartition(settings.shards).sortWithinPartitions("id").write.mode("overwrite")
          .option("compression", "gzip" if gzip else "none").json(target))
         files = _rename_parts(spark, target, ".jsonl.gz" if gzip else ".jsonl")
         exported["jsonl"] = spark.read.json(target).count() if files else 0
@@ -85,8 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
     if unknown := set(formats) - {"jsonl", "parquet"}:
-        ap.error(f"unknown format(s): {', '.join(sorted(unknown))}")
+        raise ConfigError(f"--format: unknown format(s) {', '.join(sorted(unknown))}; known: jsonl, parquet")
     config = load_config(args)
+    check_table(args.documents, "--documents")
+    check_output(args.out)
     spark = spark_session("export", args.master, config.spark)
     report = Report("export", config)
     n = run(spark, args.documents, args.out, config, report, formats, args.gzip)
@@ -95,4 +106,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_on_config_error(main))

@@ -17,27 +17,52 @@ import functools
 import logging
 import sys
 
-from pagesieve.jobs.common import Report, counts_by, job_parser, load_config, spark_session
+from pagesieve.jobs.common import (
+    ConfigError,
+    Report,
+    check_output,
+    counts_by,
+    exit_on_config_error,
+    job_parser,
+    load_config,
+    spark_session,
+)
 from pagesieve.schemas import PAGES, spark_schema
 
-__all__ = ["run", "main"]
+__all__ = ["list_archives", "check_profile_name", "run", "main"]
 
 log = logging.getLogger(__name__)
 
 
+def list_archives(inputs: list[str], config) -> list[str]:
+    """The archives and HTML inputs to read (FileNotFoundError for an input that matches nothing)."""
+    from pagesieve.archives import list_inputs
+
+    return list_inputs(inputs, commoncrawl_base=config.job("ingest").commoncrawl_base)
+
+
+def check_profile_name(profile: str) -> None:
+    from pagesieve.archives.profiles import check_profile
+
+    try:
+        check_profile(profile)
+    except ValueError as exc:
+        raise ConfigError(f"--profile: {exc}") from None
+
+
 def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bool = False,
-        profile: str = "auto") -> int:
+        profile: str = "auto", paths: list[str] | None = None) -> int:
     """Ingest `inputs` into the pages folder `out`, skipping archives already committed there.
 
-    Fills `report`; returns the number of pages of all the inputs (resumed ones included).
+    Fills `report`; returns the number of pages of all the inputs (resumed ones included). `paths` is
+    `list_archives(inputs)` when the caller already expanded them.
     """
     from collections import Counter
 
-    from pagesieve.archives import list_inputs
     from pagesieve.archives.pages_writer import archive_key, done_markers, remove_archive, write_archive_pages
 
-    settings = config.section("ingest")
-    paths = list_inputs(inputs, commoncrawl_base=str(settings["commoncrawl_base"]))
+    settings = config.job("ingest")
+    paths = paths if paths is not None else list_archives(inputs, config)
     done = done_markers(out)
     if force:
         for path in paths:
@@ -48,9 +73,9 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
     if resumed:
         log.info("resuming: %d of %d archives already committed in %s (--force redoes them)",
                  len(resumed), len(paths), out)
-    task = functools.partial(write_archive_pages, out=out, max_body_bytes=int(settings["max_body_bytes"]),
-                             rows_per_file=int(settings["max_records_per_file"]),
-                             rows_per_batch=int(settings["rows_per_batch"]), profile=profile)
+    task = functools.partial(write_archive_pages, out=out, max_body_bytes=settings.max_body_bytes,
+                             rows_per_file=settings.max_records_per_file, rows_per_batch=settings.rows_per_batch,
+                             profile=profile)
     # one task per archive: the archive is the unit of work, of retry and of resume
     fresh = spark.sparkContext.parallelize(todo, len(todo)).map(task).collect() if todo else []
     markers = [done[p] for p in resumed] + fresh
@@ -77,12 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--force", action="store_true", help="reprocess archives already committed in --out")
     args = ap.parse_args(argv)
     config = load_config(args)
+    check_profile_name(args.profile)
+    check_output(args.out)
+    paths = list_archives(args.inputs, config)
     spark = spark_session("ingest", args.master, config.spark)
     report = Report("ingest", config)
-    n = run(spark, args.inputs, args.out, config, report, force=args.force, profile=args.profile)
+    n = run(spark, args.inputs, args.out, config, report, force=args.force, profile=args.profile, paths=paths)
     report.finish(n, args.out, args.quiet)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_on_config_error(main))

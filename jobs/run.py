@@ -11,7 +11,15 @@ from __future__ import annotations
 import sys
 
 from pagesieve.jobs import clean, export, ingest
-from pagesieve.jobs.common import Report, job_parser, load_config, spark_session, write_json
+from pagesieve.jobs.common import (
+    Report,
+    check_output,
+    exit_on_config_error,
+    job_parser,
+    load_config,
+    spark_session,
+    write_json,
+)
 
 __all__ = ["main"]
 
@@ -25,15 +33,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default="auto", help="archive profile (see pagesieve ingest --help)")
     ap.add_argument("--force", action="store_true", help="re-ingest archives already committed in OUT/pages")
     args = ap.parse_args(argv)
-    config = load_config(args)
+    config = load_config(args, [args.method] if args.method else [])
+    spec = clean.method_spec(config, args.method)
+    ingest.check_profile_name(args.profile)
+    check_output(args.out)
     out = args.out.rstrip("/")
+    paths = ingest.list_archives(args.inputs, config)     # an input that matches nothing fails here
     spark = spark_session("run", args.master, config.spark)
     whole = Report("run", config)
     stages = {}
     for name, step in (
         ("ingest", lambda r: ingest.run(spark, args.inputs, f"{out}/pages", config, r, force=args.force,
-                                        profile=args.profile)),
-        ("clean", lambda r: clean.run(spark, f"{out}/pages", f"{out}/documents", config, r, args.method)),
+                                        profile=args.profile, paths=paths)),
+        ("clean", lambda r: clean.run(spark, f"{out}/pages", f"{out}/documents", config, r, spec)),
         ("export", lambda r: export.run(spark, f"{out}/documents", f"{out}/export", config, r,
                                         ["jsonl", "parquet"], args.gzip)),
     ):
@@ -54,4 +66,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(exit_on_config_error(main))

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["SCHEMA_VERSION", "PAGES", "READER_ROWS", "DOCUMENTS", "PAGE_STATUSES", "DOCUMENT_STATUSES",
-           "spark_schema"]
+__all__ = ["SCHEMA_VERSION", "PAGES", "READER_ROWS", "DOCUMENTS", "RECORDS", "SEGMENTS", "FIELD", "BBOX",
+           "PAGE_STATUSES", "DOCUMENT_STATUSES", "FIELD_ORIGINS", "spark_schema"]
 
-SCHEMA_VERSION = 1
+# 2: pages.source_languages, documents.language_score, and the records and segments tables.
+SCHEMA_VERSION = 2
 
 PAGE_STATUSES = ("ok", "truncated", "too_large", "bad_encoding")
 DOCUMENT_STATUSES = ("ok", "empty", "not_html", "decode_error", "parse_error", "timeout", "error")
+FIELD_ORIGINS = ("annotated", "inferred", "model", "voted")
 
 PAGES = pa.schema([
     ("page_id", pa.string()),
@@ -30,6 +32,8 @@ PAGES = pa.schema([
     ("source_length", pa.int64()),
     ("source_profile", pa.string()),
     ("ingest_status", pa.string()),
+    # the archive's own language verdict (Common Crawl's `languages-cld2` JSON), null where it has none
+    ("source_languages", pa.string()),
 ])
 
 # What an archive reader emits: one row for *every* record it sees. Records that are not pages
@@ -47,9 +51,51 @@ DOCUMENTS = pa.schema([
     ("text", pa.string()),
     ("content_xpaths", pa.list_(pa.string())),
     ("language", pa.string()),
+    ("language_score", pa.float32()),
     ("n_chars", pa.int32()),
     ("n_words", pa.int32()),
     ("elapsed_ms", pa.float32()),
+])
+
+# One extracted attribute of a record. origin: annotated, inferred, model or voted (FIELD_ORIGINS).
+FIELD = pa.struct([
+    ("name", pa.string()),
+    ("value", pa.string()),
+    ("xpath", pa.string()),
+    ("origin", pa.string()),
+    ("score", pa.float32()),
+])
+
+# Zero or more rows per page and extraction method; a page with no record gets one row with status
+# empty (and a failing page one row with its status), so every page is accounted for.
+RECORDS = pa.schema([
+    ("page_id", pa.string()),
+    ("url", pa.string()),
+    ("method", pa.string()),
+    ("schema", pa.string()),
+    ("record_index", pa.int32()),
+    ("record_xpath", pa.string()),
+    ("fields", pa.list_(FIELD)),
+    ("status", pa.string()),
+    ("error", pa.string()),
+])
+
+BBOX = pa.struct([("x", pa.float32()), ("y", pa.float32()), ("w", pa.float32()), ("h", pa.float32())])
+
+# The visual block tree of a page (VIPS), one row per block; a page with no block gets one row with its
+# status and null block columns.
+SEGMENTS = pa.schema([
+    ("page_id", pa.string()),
+    ("url", pa.string()),
+    ("block_id", pa.string()),
+    ("parent_id", pa.string()),
+    ("doc", pa.int8()),
+    ("bbox", BBOX),
+    ("xpaths", pa.list_(pa.string())),
+    ("text", pa.string()),
+    ("is_main", pa.bool_()),
+    ("status", pa.string()),
+    ("error", pa.string()),
 ])
 
 

@@ -1,7 +1,9 @@
 """One configuration path: packaged `conf/<name>.toml`, then a user file, then key=value overrides.
 
-The result is a frozen dataclass (hashable, so a UDF can cache a method per settings). An
-unknown key or a value of the wrong type fails here, before any data is read.
+The result is a frozen dataclass. It is hashable all the way down (lists become tuples, tables become
+`FrozenMap`s, nested tables typed as settings classes become those classes), so a UDF can key its
+per-worker method cache on the settings object itself. An unknown key, a value of the wrong type or
+out of range fails here with one line naming `section.key`, before Spark starts or any data is read.
 """
 
 from __future__ import annotations
@@ -10,17 +12,52 @@ import dataclasses
 import tomllib
 import types
 import typing
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-__all__ = ["Settings", "load_defaults", "build_settings", "parse_override", "ConfigError"]
+__all__ = ["Settings", "NoSettings", "FrozenMap", "ConfigError", "load_defaults", "load_file", "build_settings",
+           "parse_override", "settings_dict"]
 
 T = TypeVar("T")
 
 
 class ConfigError(ValueError):
-    """A configuration key or value that the settings class does not accept."""
+    """A configuration key or value that the settings class does not accept (one line, names the key)."""
+
+
+class FrozenMap(Mapping[str, Any]):
+    """An immutable, hashable mapping: the value of a settings field typed `dict[str, X]`."""
+
+    __slots__ = ("_items", "_hash")
+
+    def __init__(self, items: Mapping[str, Any] | None = None) -> None:
+        self._items = dict(items or {})
+        self._hash: int | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(tuple(sorted(self._items.items())))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and self._items == dict(other)
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._items!r})"
+
+    def __reduce__(self) -> tuple:
+        return FrozenMap, (self._items,)
 
 
 def load_defaults(name: str) -> dict[str, Any]:
@@ -30,8 +67,14 @@ def load_defaults(name: str) -> dict[str, Any]:
 
 
 def load_file(path: str | Path) -> dict[str, Any]:
-    with open(path, "rb") as fh:
-        return tomllib.load(fh)
+    """A user's TOML file as a dict; ConfigError (one line) when it is missing or not TOML."""
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"--config {path}: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"--config {path}: not TOML: {exc}") from exc
 
 
 def parse_override(item: str) -> tuple[str, Any]:
@@ -46,18 +89,33 @@ def parse_override(item: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
+def _is_settings_class(hint: Any) -> bool:
+    return isinstance(hint, type) and dataclasses.is_dataclass(hint) and issubclass(hint, Settings)
+
+
 def _coerce(name: str, hint: Any, value: Any) -> Any:
     origin = typing.get_origin(hint)
+    if hint is Any:
+        return _freeze(value)
     if origin in (types.UnionType, typing.Union):
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
         if value is None:
             return None
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
         return _coerce(name, args[0], value)
+    if _is_settings_class(hint):
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{name}: expected a table, got {value!r}")
+        return build_settings(hint, dict(value), section=name)
+    if origin in (dict, Mapping) or hint in (dict, Mapping):
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{name}: expected a table, got {value!r}")
+        value_hint = (typing.get_args(hint) or (str, Any))[1]
+        return FrozenMap({str(k): _coerce(f"{name}.{k}", value_hint, v) for k, v in value.items()})
     if origin in (tuple, frozenset, list):
         if not isinstance(value, (list, tuple, set, frozenset)):
             raise ConfigError(f"{name}: expected a list, got {value!r}")
         item_hint = (typing.get_args(hint) or (Any,))[0]
-        items = [_coerce(name, item_hint, v) for v in value]
+        items = [_coerce(f"{name}[{i}]", item_hint, v) for i, v in enumerate(value)]
         return frozenset(items) if origin is frozenset else tuple(items)
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
@@ -66,29 +124,77 @@ def _coerce(name: str, hint: Any, value: Any) -> Any:
     return value
 
 
-def build_settings(cls: type[T], *layers: dict[str, Any]) -> T:
-    """Merge layers (later wins) into the frozen dataclass `cls`, checking keys and types."""
+def _freeze(value: Any) -> Any:
+    """An untyped value made hashable: lists -> tuples, tables -> FrozenMap, recursively."""
+    if isinstance(value, Mapping):
+        return FrozenMap({str(k): _freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def build_settings(cls: type[T], *layers: dict[str, Any], section: str | None = None) -> T:
+    """Merge layers (later wins) into the frozen dataclass `cls`, checking keys, types and ranges.
+
+    Args:
+        cls: a frozen dataclass deriving from `Settings`.
+        layers: dicts of field values, applied in order.
+        section: the name errors are prefixed with (`clean` -> "clean.page_timeout_s: ...").
+
+    Raises:
+        ConfigError: an unknown key, a wrong type, or a value the class's `__post_init__` rejects.
+    """
+    prefix = f"{section}." if section else ""
     hints = typing.get_type_hints(cls)
     fields = {f.name for f in dataclasses.fields(cls)}
     merged: dict[str, Any] = {}
     for layer in layers:
         for key, value in layer.items():
             if key not in fields:
-                raise ConfigError(f"unknown setting {key!r} for {cls.__name__}; known: {sorted(fields)}")
-            merged[key] = _coerce(key, hints[key], value)
-    return cls(**merged)
+                raise ConfigError(f"unknown setting {prefix}{key}; known: {', '.join(sorted(fields)) or 'none'}")
+            merged[key] = _coerce(f"{prefix}{key}", hints[key], value)
+    try:
+        return cls(**merged)
+    except ConfigError:
+        raise
+    except (ValueError, TypeError) as exc:     # __post_init__ range checks name their field first
+        raise ConfigError(f"{prefix}{exc}") from exc
+
+
+def settings_dict(settings: Any) -> dict[str, Any]:
+    """A settings object as plain JSON-able values (for the run report)."""
+    def plain(value: Any) -> Any:
+        if dataclasses.is_dataclass(value):
+            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, Mapping):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, (tuple, list, frozenset, set)):
+            return [plain(v) for v in (sorted(value) if isinstance(value, (set, frozenset)) else value)]
+        return value
+
+    return plain(settings)
 
 
 class Settings:
-    """Base of every method's frozen settings dataclass.
+    """Base of every frozen settings dataclass, for methods and jobs alike.
 
     `conf_name` names the packaged defaults file (`conf/<conf_name>.toml`), or None when the
-    dataclass defaults are the defaults (the peers).
+    dataclass defaults are the defaults (the peers); `conf_section` picks one `[section]` of that
+    file (the job settings share `conf/jobs.toml`).
     """
 
     conf_name: ClassVar[str | None] = None
+    conf_section: ClassVar[str | None] = None
 
     @classmethod
-    def load(cls, *overrides: dict[str, Any]) -> Any:
+    def load(cls: type[T], *overrides: dict[str, Any], section: str | None = None) -> T:
         """Packaged defaults, then each override layer (a user file, then --conf pairs), checked."""
-        return build_settings(cls, load_defaults(cls.conf_name) if cls.conf_name else {}, *overrides)
+        defaults = load_defaults(cls.conf_name) if cls.conf_name else {}
+        if cls.conf_section:
+            defaults = defaults.get(cls.conf_section, {})
+        return build_settings(cls, defaults, *overrides, section=section or cls.conf_section or cls.conf_name)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class NoSettings(Settings):
+    """For a method without knobs."""

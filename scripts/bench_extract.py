@@ -1,9 +1,12 @@
 """Speed of main-content extraction on one core: pagesieve's methods against the peers.
 
-Every method starts from the same raw bytes (ours: decode + parse + extract; trafilatura:
-`extract(bytes)`; resiliparse: `HTMLTree.parse_from_bytes` + `extract_plain_text(main_content=True)`),
-in one process pinned to one CPU, after a warm-up, with methods interleaved page by page (the
-order rotates) so that machine noise hits all of them alike. Report ratios, not absolute figures.
+Every method starts from the same raw bytes and goes through the same per-page runner as the Spark UDF
+and the evaluation (`models.page`: decode, parse, process, statuses), ours and the peers alike (the peers
+through `models/peers`). A method is charged as the evaluation charges it (`models.page.charged_ms`):
+decoding, plus our lxml parse when it reads our tree, plus its own work; a peer that parses the markup
+itself (trafilatura, resiliparse, ...) pays its own parse inside its work. One process pinned to one
+CPU, after a warm-up, methods interleaved page by page (the order rotates) so that machine noise hits
+all of them alike. Report ratios, not absolute figures.
 
     .venv/bin/python scripts/bench_extract.py                       # cleaneval + scrapinghub
     .venv/bin/python scripts/bench_extract.py --limit 200 --json bench.json
@@ -18,51 +21,19 @@ import os
 import platform
 import statistics
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from pagesieve.eval import iter_gold_pages
+from pagesieve.models.page import PageInput, charged_ms, prepare, run_prepared
+from pagesieve.models.registry import build_method
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-
-
-def extractors(names: list[str]) -> dict[str, Callable[[bytes], str]]:
-    """name -> function(raw bytes) -> text."""
-    out: dict[str, Callable[[bytes], str]] = {}
-    for name in names:
-        if name in ("cnr", "web2text"):
-            from pagesieve.models.page import PageError, parse_page
-            from pagesieve.models.registry import build_method
-
-            method = build_method(name)
-
-            def ours(body: bytes, method=method, parse_page=parse_page, PageError=PageError) -> str:
-                try:
-                    return method.process(parse_page(body)).text
-                except PageError:
-                    return ""
-
-            out[name] = ours
-        elif name == "trafilatura":
-            import trafilatura
-
-            out[name] = lambda body: trafilatura.extract(body) or ""
-        elif name == "resiliparse":
-            from resiliparse.extract.html2text import extract_plain_text
-            from resiliparse.parse.encoding import detect_encoding
-            from resiliparse.parse.html import HTMLTree
-
-            out[name] = lambda body: extract_plain_text(HTMLTree.parse_from_bytes(body, detect_encoding(body)),
-                                                        main_content=True)
-        else:
-            raise SystemExit(f"unknown method {name}")
-    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=f"{DATA}/cleaneval,{DATA}/scrapinghub")
-    ap.add_argument("--methods", default="cnr,trafilatura,resiliparse")
+    ap.add_argument("--methods", default="cnr,trafilatura,resiliparse", help="registered cleaners, ours or peers")
     ap.add_argument("--limit", type=int, default=0, help="pages per dataset (0 = all)")
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--cpu", type=int, default=0, help="CPU to pin to")
@@ -70,24 +41,29 @@ def main() -> None:
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})
-    pages: list[bytes] = []
+    pages: list[PageInput] = []
     for dataset in args.datasets.split(","):
         for i, page in enumerate(iter_gold_pages(dataset)):
             if args.limit and i >= args.limit:
                 break
-            pages.append(page.html)
-    methods = extractors(args.methods.split(","))
-    names = list(methods)
-    for body in pages[: args.warmup]:
+            pages.append(PageInput(page.html, url=page.url, page_id=page.page_id))
+    names = args.methods.split(",")
+    methods = {name: build_method(name, kind="cleaner") for name in names}
+
+    def timed(name: str, page: PageInput) -> float:
+        # the decode and parse are redone for every method: each is charged its own, as from raw bytes
+        method = methods[name]
+        prepared = prepare(page)
+        return charged_ms(method, prepared, run_prepared(method, prepared))
+
+    for page in pages[: args.warmup]:
         for name in names:
-            methods[name](body)
+            timed(name, page)
     times: dict[str, list[float]] = {n: [] for n in names}
-    for i, body in enumerate(pages):
+    for i, page in enumerate(pages):
         for k in range(len(names)):
             name = names[(i + k) % len(names)]
-            start = time.perf_counter()
-            methods[name](body)
-            times[name].append((time.perf_counter() - start) * 1000)
+            times[name].append(timed(name, page))
     base = names[0]
     base_rate = len(pages) / (sum(times[base]) / 1000)
     rows = {}

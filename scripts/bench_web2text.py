@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 
 from pagesieve.eval import iter_gold_pages
-from pagesieve.models.page import PageError, parse_page
+from pagesieve.models.page import PageInput, prepare
 from pagesieve.models.web2text import Web2Text, Web2TextSettings, page_blocks
 from pagesieve.models.web2text.features import page_features
 
@@ -46,9 +46,8 @@ def stages(bodies: list[bytes], method: Web2Text, batch: int, warmup: int) -> di
     feats = []
     for i, body in enumerate(bodies):
         t0 = time.perf_counter()
-        try:
-            page = parse_page(body)
-        except PageError:
+        page = prepare(PageInput(body)).page        # the runner's decode + parse, as in the UDF
+        if page is None:
             continue
         t1 = time.perf_counter()
         x, e = page_features(page_blocks(page))
@@ -84,6 +83,7 @@ def spark_rate(bodies: list[bytes], n_pages: int, methods: list[str], master: st
     from pagesieve.jobs import clean
     from pagesieve.jobs.common import spark_session
     from pagesieve.schemas import PAGES, spark_schema
+    from pagesieve.udfs.adapter import MethodSpec
 
     spark = spark_session("bench-web2text", master, {"spark.ui.enabled": "false"})
     rows = [{"page_id": f"p{i}", "url": f"http://bench.test/{i}", "body": bodies[i % len(bodies)],
@@ -93,9 +93,10 @@ def spark_rate(bodies: list[bytes], n_pages: int, methods: list[str], master: st
     pages.count()
     out = {}
     for name in methods:
-        clean.build(pages, name).limit(50).collect()           # workers up, method built
+        spec = MethodSpec.of(name, kind="cleaner")
+        clean.build(pages, spec).limit(50).collect()           # workers up, method built
         t0 = time.perf_counter()
-        n = clean.build(pages, name).where("status = 'ok'").count()
+        n = clean.build(pages, spec).where("status = 'ok'").count()
         seconds = time.perf_counter() - t0
         out[name] = {"pages": n_pages, "ok": n, "seconds": round(seconds, 1),
                      "pages_per_s": round(n_pages / seconds, 1)}

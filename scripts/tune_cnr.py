@@ -13,7 +13,7 @@ import statistics
 
 from pagesieve.eval import bag_of_words_prf, iter_gold_pages
 from pagesieve.models.cnr import CNR, CNRSettings
-from pagesieve.models.page import PageError, parse_page
+from pagesieve.models.page import PageInput, prepare, run_prepared
 
 
 def main() -> None:
@@ -23,15 +23,11 @@ def main() -> None:
     ap.add_argument("--fractions", default="0.02,0.05,0.1,0.2,0.3,0.5")
     ap.add_argument("--adjust", type=int, default=0)
     args = ap.parse_args()
-    pages = []
-    for gp in iter_gold_pages(args.dataset, args.split or None):
-        try:
-            pages.append((parse_page(gp.html, url=gp.url), gp.gold))
-        except PageError:
-            pages.append((None, gp.gold))
+    gold_pages = iter_gold_pages(args.dataset, args.split or None)
+    pages = [(prepare(PageInput(gp.html, url=gp.url)), gp.gold) for gp in gold_pages]
     for fraction in (float(f) for f in args.fractions.split(",")):
         method = CNR(CNRSettings.load({"top_fraction": fraction, "adjust": args.adjust}))
-        scores = [bag_of_words_prf(method.process(page).text if page else "", gold) for page, gold in pages]
+        scores = [bag_of_words_prf(run_prepared(method, page).result.text, gold) for page, gold in pages]
         print(f"top_fraction={fraction:<5} pages={len(scores)} "
               f"P={statistics.mean(s.precision for s in scores):.3f} "
               f"R={statistics.mean(s.recall for s in scores):.3f} "

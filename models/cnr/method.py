@@ -14,7 +14,18 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from ..page import CleanResult, Method, ParsedPage, page_title, visible_text, xpath_of
+from ..page import (
+    END,
+    SKIP,
+    START,
+    Cleaner,
+    CleanResult,
+    ParsedPage,
+    page_title,
+    visible_text,
+    walk_tree,
+    xpath_of,
+)
 from .settings import CNRSettings
 
 __all__ = ["CNR", "NodeTable", "compute_cnr", "select_blocks"]
@@ -59,35 +70,20 @@ def compute_cnr(root: etree._Element, non_content: frozenset[str]) -> NodeTable:
         t.text_length.append(chars)
         return len(t.parent) - 1
 
-    open_nodes: list[int] = []   # stack of element indices
-    skipping: etree._Element | None = None
-    # "comment" and "pi" must be asked for: with start/end only, iterwalk never yields them and the
-    # text after a comment (its tail) would go uncounted
-    for event, node in etree.iterwalk(root, events=("start", "end", "comment", "pi")):
-        if event in ("comment", "pi"):                # not a node; its tail is a text node
-            if skipping is None and (n := _chars(node.tail)) and open_nodes:
+    open_nodes: list[int] = []   # stack of element indices; never empty below the root, where all text lies
+    for kind, node, text in walk_tree(root, non_content):
+        if kind == START:
+            open_nodes.append(add(node, open_nodes[-1] if open_nodes else -1, 0))
+            if n := _chars(text):
                 add(None, open_nodes[-1], n)
             continue
-        if skipping is not None:
-            if event == "end" and node is skipping:
-                skipping = None
-                if (n := _chars(node.tail)) and open_nodes:
-                    add(None, open_nodes[-1], n)
-            continue
-        if event == "start":
-            parent = open_nodes[-1] if open_nodes else -1
-            if node is not root and node.tag.lower() in non_content:
-                add(node, parent, 0)                 # nonContentNode: weight 1, textLength 0
-                skipping = node
-                continue
-            open_nodes.append(add(node, parent, 0))
-            if n := _chars(node.text):
-                add(None, open_nodes[-1], n)
-        else:
-            index = open_nodes.pop()
-            t.end[index] = len(t.parent) - 1
-            if node is not root and (n := _chars(node.tail)) and open_nodes:
-                add(None, open_nodes[-1], n)
+        if kind == END:
+            t.end[open_nodes.pop()] = len(t.parent) - 1
+        elif kind == SKIP:
+            add(node, open_nodes[-1], 0)             # nonContentNode: weight 1, textLength 0
+        # a tail (the root's END has none) is a text node of the enclosing element; a comment is no node
+        if n := _chars(text):
+            add(None, open_nodes[-1], n)
     # children follow their parents in pre-order, so one reverse sweep accumulates bottom-up
     weight, length, parent = t.weight, t.text_length, t.parent
     for i in range(len(parent) - 1, 0, -1):
@@ -122,7 +118,7 @@ def select_blocks(t: NodeTable, seeds: set[int]) -> set[int]:
         blocks = _drop_descendants(t, {b for b in blocks if t.parent[b] not in merge} | merge)
 
 
-class CNR(Method):
+class CNR(Cleaner):
     """Main-content extraction by chars-nodes ratio; returns the text of the block with most text."""
 
     name = "cnr"

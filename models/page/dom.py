@@ -9,7 +9,8 @@ from collections.abc import Iterator, Sequence
 from lxml import etree
 
 __all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "is_element", "xpath_of", "xpaths_of", "tag_path", "page_title",
-           "iter_text_chunks", "join_paragraphs", "visible_text"]
+           "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "iter_text_chunks", "join_paragraphs",
+           "visible_text"]
 
 # Never rendered as text.
 INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link",
@@ -90,6 +91,52 @@ def page_title(root: etree._Element) -> str | None:
     return None
 
 
+START, END, SKIP, COMMENT = 0, 1, 2, 3
+# (kind, node, text): START -> (element, its .text); END / SKIP / COMMENT -> (node, its .tail)
+WalkEvent = tuple[int, etree._Element, str | None]
+# "comment" and "pi" must be asked for: with start/end only, iterwalk never yields them, and the text
+# after a comment (its tail) is lost
+_EVENTS = ("start", "end", "comment", "pi")
+
+
+def walk_tree(root: etree._Element, skip: frozenset[str] = frozenset()) -> Iterator[WalkEvent]:
+    """The one DOM walk the methods share: every text node under `root`, in document order.
+
+    A flat event walk over lxml's C iterator (no recursion, so any depth). Each event is a tuple
+    `(kind, node, text)`:
+
+    - `(START, element, element.text)`: an element opens; `text` is its first text node.
+    - `(END, element, element.tail)`: it closes; `text` is the text node after it, in its parent.
+    - `(SKIP, element, element.tail)`: an element whose lower-cased tag is in `skip`, in place of its
+      START/END pair. Nothing inside it is yielded (lxml does not even visit it); its tail is text.
+    - `(COMMENT, node, node.tail)`: a comment or processing instruction. It is not text, but its
+      tail is a text node of the enclosing element.
+
+    `root` itself is always walked, whatever its tag, and its tail is not part of its subtree: the
+    root's END carries None. Text values are lxml's, unnormalised, and may be None or empty.
+
+    Args:
+        root: the subtree to walk.
+        skip: lower-case tag names whose subtrees hold no text (e.g. `INVISIBLE_TAGS`).
+
+    Yields:
+        One `WalkEvent` per element boundary, skipped element, comment and processing instruction.
+    """
+    walker = etree.iterwalk(root, events=_EVENTS)
+    for event, node in walker:
+        if event == "start":
+            if node.tag.lower() in skip and node is not root:
+                walker.skip_subtree()
+                next(walker)                     # the skipped element's own "end", which comes at once
+                yield SKIP, node, node.tail
+            else:
+                yield START, node, node.text
+        elif event == "end":
+            yield END, node, node.tail if node is not root else None
+        else:
+            yield COMMENT, node, node.tail
+
+
 # Line breaks in the source are formatting, not paragraph breaks: only block elements break lines.
 _SOURCE_NEWLINES = str.maketrans({"\n": " ", "\r": " ", "\f": " ", "\v": " "})
 
@@ -97,40 +144,19 @@ _SOURCE_NEWLINES = str.maketrans({"\n": " ", "\r": " ", "\f": " ", "\v": " "})
 def iter_text_chunks(element: etree._Element, skip: frozenset[str] = INVISIBLE_TAGS) -> Iterator[str]:
     """Visible text under `element` in document order, with "\\n" yielded at block boundaries.
 
-    A flat event walk over lxml's C iterator: no recursion. Subtrees whose tag is in `skip` are
-    left out, their tails kept. Comments and processing instructions are ignored. Newlines inside
-    text nodes come out as spaces, so every "\\n" in the output is a block boundary.
+    Subtrees whose tag is in `skip` are left out, their tails kept (an `element` whose own tag is
+    in `skip` has no visible text). Comments and processing instructions are left out, their tails
+    kept. Newlines inside text nodes come out as spaces, so every "\\n" in the output is a block
+    boundary.
     """
-    skipping: etree._Element | None = None
-    # "comment" and "pi" must be asked for: with start/end only, iterwalk never yields them, and the
-    # text after a comment (its tail) would be lost
-    for event, node in etree.iterwalk(element, events=("start", "end", "comment", "pi")):
-        if event in ("comment", "pi"):
-            if skipping is None and node.tail:
-                yield node.tail.translate(_SOURCE_NEWLINES)
-            continue
-        tag = node.tag if isinstance(node.tag, str) else None
-        if skipping is not None:
-            if event == "end" and node is skipping:
-                skipping = None
-                if node is not element and node.tail:
-                    yield node.tail.translate(_SOURCE_NEWLINES)
-            continue
-        if event == "start":
-            if tag is None:
-                continue
-            if tag.lower() in skip:
-                skipping = node
-                continue
-            if tag.lower() in BLOCK_TAGS:
-                yield "\n"
-            if node.text:
-                yield node.text.translate(_SOURCE_NEWLINES)
-        else:
-            if tag is not None and tag.lower() in BLOCK_TAGS:
-                yield "\n"
-            if node is not element and node.tail:
-                yield node.tail.translate(_SOURCE_NEWLINES)
+    if isinstance(element.tag, str) and element.tag.lower() in skip:
+        return
+    for kind, node, text in walk_tree(element, skip):
+        # a block element's start or end is a line break, before the text that follows it
+        if kind in (START, END) and node.tag.lower() in BLOCK_TAGS:
+            yield "\n"
+        if text:
+            yield text.translate(_SOURCE_NEWLINES)
 
 
 def join_paragraphs(text: str) -> str:

@@ -15,7 +15,7 @@ from lxml import etree
 from .decode import DecodedText, decode_body, looks_binary
 from .errors import EmptyPageError, NotHtmlError, ParseError
 
-__all__ = ["ParsedPage", "page_from_decoded", "page_markup", "parse_html", "parse_page", "MAX_DEPTH"]
+__all__ = ["ParsedPage", "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page", "MAX_DEPTH"]
 
 MAX_DEPTH = 2048
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "application/xml", "text/xml", "text/plain", "")
@@ -144,13 +144,25 @@ def parse_page(body: bytes | None, *, url: str | None = None, page_id: str | Non
         EmptyPageError: an empty body or a document with no elements.
         ParseError: the parser failed.
     """
+    return page_from_decoded(decode_page(body, charset_hint=charset_hint, content_type=content_type),
+                             url=url, page_id=page_id)
+
+
+def decode_page(body: bytes | None, *, charset_hint: str | None = None, content_type: str | None = None
+                ) -> DecodedText:
+    """The checks and the decoding of `parse_page`, without the parse (for callers that time them apart).
+
+    Raises:
+        NotHtmlError: a media type that is not markup, or bytes that look binary.
+        EmptyPageError: an empty body.
+    """
     if content_type and content_type.split(";")[0].strip().lower() not in _HTML_TYPES:
         raise NotHtmlError(f"content type {content_type}")
     if not body or not body.strip():
         raise EmptyPageError("empty body")
     if looks_binary(body):
         raise NotHtmlError("binary content")
-    return page_from_decoded(decode_body(body, charset_hint), url=url, page_id=page_id)
+    return decode_body(body, charset_hint)
 
 
 def page_from_decoded(decoded: DecodedText, *, url: str | None = None, page_id: str | None = None) -> ParsedPage:

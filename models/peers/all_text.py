@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, Method, ParsedPage, page_title, visible_text
+from ..page import Cleaner, CleanResult, ParsedPage, page_title, visible_text
 
 __all__ = ["AllVisibleText", "AllVisibleTextSettings"]
 
@@ -16,7 +16,7 @@ class AllVisibleTextSettings(Settings):
     """No settings: the baseline has no knobs."""
 
 
-class AllVisibleText(Method):
+class AllVisibleText(Cleaner):
     """`pagesieve.models.page.visible_text(page.body)`: all rendered text, menus and footers included.
 
     The floor every boilerplate remover must beat on precision (its recall is the ceiling). No

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, Method, ParsedPage, join_paragraphs, page_markup, page_title
+from ..page import Cleaner, CleanResult, ParsedPage, join_paragraphs, page_markup, page_title
 
 __all__ = ["BoilerPy3", "BoilerPy3Settings", "EXTRACTORS"]
 
@@ -19,7 +19,7 @@ class BoilerPy3Settings(Settings):
     extractor: str = "ArticleExtractor"   # one of EXTRACTORS
 
 
-class BoilerPy3(Method):
+class BoilerPy3(Cleaner):
     """`boilerpy3.extractors.<extractor>().get_content(html)`: boilerpipe's shallow text-block features.
 
     Known failure modes: boilerpy3 parses with Python's `html.parser` and raises
@@ -30,7 +30,7 @@ class BoilerPy3(Method):
     """
 
     name = "boilerpy3"
-    uses_tree = False   # parses page.markup itself
+    needs = "markup"    # parses page.markup itself
     settings_class = BoilerPy3Settings
 
     def __init__(self, settings: BoilerPy3Settings | None = None) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, Method, ParsedPage, join_paragraphs, page_markup, page_title
+from ..page import Cleaner, CleanResult, ParsedPage, join_paragraphs, page_markup, page_title
 
 __all__ = ["JusText", "JusTextSettings"]
 
@@ -21,7 +21,7 @@ class JusTextSettings(Settings):
     max_link_density: float = 0.2
 
 
-class JusText(Method):
+class JusText(Cleaner):
     """`justext.justext(html, justext.get_stoplist(language))`, keeping paragraphs with `not p.is_boilerplate`.
 
     Known failure modes: a paragraph shorter than `length_high` (200 chars) is at best "neargood" and
@@ -31,7 +31,7 @@ class JusText(Method):
     """
 
     name = "justext"
-    uses_tree = False   # parses page.markup itself
+    needs = "markup"    # parses page.markup itself
     settings_class = JusTextSettings
 
     def __init__(self, settings: JusTextSettings | None = None) -> None:

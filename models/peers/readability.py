@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, EmptyPageError, Method, ParsedPage, page_markup, page_title, parse_html, visible_text
+from ..page import Cleaner, CleanResult, EmptyPageError, ParsedPage, page_markup, page_title, parse_html, visible_text
 
 __all__ = ["Readability", "ReadabilitySettings"]
 
@@ -17,7 +17,7 @@ class ReadabilitySettings(Settings):
     retry_length: int = 250
 
 
-class Readability(Method):
+class Readability(Cleaner):
     """Mozilla Readability's port: `Document(html).summary(html_partial=True)`, the article as HTML.
 
     The article HTML is turned into text by our own `parse_html` + `visible_text`, so paragraphs come
@@ -28,7 +28,7 @@ class Readability(Method):
     """
 
     name = "readability"
-    uses_tree = False   # parses page.markup itself
+    needs = "markup"    # parses page.markup itself
     settings_class = ReadabilitySettings
 
     def __init__(self, settings: ReadabilitySettings | None = None) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, Method, ParsedPage, join_paragraphs, page_markup, page_title
+from ..page import Cleaner, CleanResult, ParsedPage, join_paragraphs, page_markup, page_title
 
 __all__ = ["Resiliparse", "ResiliparseSettings"]
 
@@ -18,9 +18,9 @@ class ResiliparseSettings(Settings):
     links: bool = False
 
 
-class Resiliparse(Method):
+class Resiliparse(Cleaner):
     name = "resiliparse"
-    uses_tree = False   # parses page.markup itself
+    needs = "markup"    # parses page.markup itself
     settings_class = ResiliparseSettings
 
     def __init__(self, settings: ResiliparseSettings | None = None) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import CleanResult, Method, ParsedPage, join_paragraphs, page_markup, page_title
+from ..page import Cleaner, CleanResult, ParsedPage, join_paragraphs, page_markup, page_title
 
 __all__ = ["Trafilatura", "TrafilaturaSettings", "TrafilaturaPrecision", "TrafilaturaPrecisionSettings"]
 
@@ -19,9 +19,9 @@ class TrafilaturaSettings(Settings):
     include_tables: bool = True
 
 
-class Trafilatura(Method):
+class Trafilatura(Cleaner):
     name = "trafilatura"
-    uses_tree = False   # parses page.markup itself
+    needs = "markup"    # parses page.markup itself
     settings_class = TrafilaturaSettings
 
     def __init__(self, settings: TrafilaturaSettings | None = None) -> None:

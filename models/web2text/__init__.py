@@ -11,31 +11,31 @@ section 4.2 (training) -> scripts/train_web2text.py, whose models ship in `weigh
 group of pages.
 """
 
-from .dom import FORM_TAGS, Blocks, CollapsedDOM, collapse_dom, page_blocks, segment_blocks
-from .features import (
-    APPENDIX_CLIP,
-    BINARY_EDGE_FEATURES,
-    BINARY_FEATURES,
-    EDGE_FEATURE_NAMES,
-    FEATURE_NAMES,
-    FeatureStats,
-    block_features,
-    edge_features,
-    fit_stats,
-    page_features,
-    standardise,
-    stopwords,
-)
-from .labelling import align, label_blocks
-from .method import Web2Text, blocks_text, length_groups
-from .model import PACKAGED_MODELS, Web2TextModel, pad_sequences, pick_device
-from .net import PairwiseCNN, UnaryCNN
-from .settings import Web2TextSettings
-from .viterbi import LAMBDA, viterbi, viterbi_one
+import importlib
+from typing import Any
 
-__all__ = ["FORM_TAGS", "Blocks", "CollapsedDOM", "collapse_dom", "page_blocks", "segment_blocks",
-           "APPENDIX_CLIP", "BINARY_EDGE_FEATURES", "BINARY_FEATURES", "EDGE_FEATURE_NAMES", "FEATURE_NAMES",
-           "FeatureStats", "block_features", "edge_features", "page_features", "fit_stats", "standardise", "stopwords",
-           "align", "label_blocks", "Web2Text", "blocks_text", "length_groups", "PACKAGED_MODELS", "Web2TextModel",
-           "pad_sequences", "pick_device", "PairwiseCNN", "UnaryCNN", "Web2TextSettings", "LAMBDA", "viterbi",
-           "viterbi_one"]
+# Names -> submodule, imported on first use (PEP 562): the registry checks `web2text.*` settings on the
+# driver through `.settings` alone, which must not pay for importing torch (~2 s) before a bad option fails.
+_LAZY = {
+    "dom": ("FORM_TAGS", "Blocks", "CollapsedDOM", "collapse_dom", "page_blocks", "segment_blocks"),
+    "features": ("APPENDIX_CLIP", "BINARY_EDGE_FEATURES", "BINARY_FEATURES", "EDGE_FEATURE_NAMES", "FEATURE_NAMES",
+                 "FeatureStats", "block_features", "edge_features", "fit_stats", "page_features", "standardise",
+                 "stopwords"),
+    "labelling": ("align", "label_blocks"),
+    "method": ("Web2Text", "blocks_text", "length_groups"),
+    "model": ("PACKAGED_MODELS", "Web2TextModel", "pad_sequences", "pick_device"),
+    "net": ("PairwiseCNN", "UnaryCNN"),
+    "settings": ("Web2TextSettings",),
+    "viterbi": ("LAMBDA", "viterbi", "viterbi_one"),
+}
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+__all__ = list(_MODULE_OF)

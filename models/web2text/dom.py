@@ -1,7 +1,8 @@
 """Web2Text preprocessing: the Collapsed DOM (section 3.1) and DOM-leaf blocks (section 3.2).
 
-One flat walk over lxml's C iterator builds a *raw content tree* in pre-order: the elements under
-`<body>` plus their text nodes (lxml keeps those as `.text`/`.tail`, so they get indices here).
+One flat walk (`pagesieve.models.page.walk_tree`) builds a *raw content tree* in pre-order: the
+elements under `<body>` plus their text nodes (lxml keeps those as `.text`/`.tail`, so they get
+indices here).
 Then, with reverse sweeps over the arrays and no recursion:
 
 1. prune: never-rendered subtrees (`INVISIBLE_TAGS`: script, style, head, iframe, input, ...) are
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from ..page import BLOCK_TAGS, INVISIBLE_TAGS, ParsedPage, xpaths_of
+from ..page import BLOCK_TAGS, COMMENT, END, INVISIBLE_TAGS, SKIP, START, ParsedPage, walk_tree, xpaths_of
 
 __all__ = ["FORM_TAGS", "CollapsedDOM", "Blocks", "collapse_dom", "segment_blocks", "page_blocks"]
 
@@ -86,7 +87,26 @@ class Blocks:
 
 def _open_len(element: etree._Element) -> int:
     """Characters of `<tag a="v">`: the start-tag part of the estimated serialisation."""
-    return len(element.tag) + 2 + sum(len(k) + len(v) + 4 for k, v in element.attrib.items())
+    n = len(element.tag) + 2
+    if items := element.items():          # most elements have none: skip building the generator
+        n += sum(len(k) + len(v) + 4 for k, v in items)
+    return n
+
+
+_NODES = (etree.Element, etree.Comment, etree.ProcessingInstruction)   # what iterwalk reports: no entities
+
+
+def _hidden_len(element: etree._Element) -> int:
+    """Estimated characters of a never-rendered subtree, from its start tag to its end tag (its tail not
+    included): what the walk would count node by node, summed in one C-level pass instead, since none
+    of it becomes text."""
+    n = -len(element.tail or "")
+    for node in element.iter(*_NODES):
+        if isinstance(node.tag, str):
+            n += _open_len(node) + len(node.tag) + 3 + len(node.text or "") + len(node.tail or "")
+        else:                                                   # comment or PI: ~7 chars of markup
+            n += len(node.text or "") + 7 + len(node.tail or "")
+    return n
 
 
 @functools.lru_cache(maxsize=4096)
@@ -119,9 +139,9 @@ def _walk(page: ParsedPage) -> tuple[_Raw, int]:
     paths: dict[tuple[int, str], int] = {}
     path_of: list[int] = []          # per raw node: class-path id (elements) / holder's (text)
     open_nodes: list[int] = []
+    open_tags: list[str] = []        # lower-cased tags of open_nodes, so that END need not lower them again
     pos = 0
     inside = body is page.root
-    skipping: etree._Element | None = None
     links = 0
     pending_break = False
 
@@ -140,57 +160,49 @@ def _walk(page: ParsedPage) -> tuple[_Raw, int]:
         path_of.append(path_of[holder])
         pending_break = False
 
-    # comments and PIs come once, as their own event (with only start/end, iterwalk skips them, tails too)
-    for event, node in etree.iterwalk(page.root, events=("start", "end", "comment", "pi")):
-        if not isinstance(node.tag, str):                       # comment or PI: ~7 chars of markup
-            pos += len(node.text or "") + 7
-            if node.tail:
-                if inside and skipping is None:
-                    add_text(node.tail, pos)
-                pos += len(node.tail)
-            continue
-        tag = node.tag.lower()
-        if event == "start":
+    # the walk skips the never-rendered subtrees (head, scripts, ...) but the estimate counts their markup
+    for kind, node, text in walk_tree(page.root, INVISIBLE_TAGS):
+        if kind == START:
             begin = pos
             pos += _open_len(node)
             if node is body:
                 inside = True
-            if inside and skipping is None:
-                if tag in INVISIBLE_TAGS and node is not body:
-                    skipping = node
-                    if tag in FORM_TAGS and open_nodes:
-                        r.form[open_nodes[-1]] = True
-                else:
-                    parent = open_nodes[-1] if open_nodes else -1
-                    if tag in BLOCK_TAGS:
-                        pending_break = True
-                    _add(r, node, False, parent, "", begin, links > 0, False)
-                    r.form[-1] = tag in FORM_TAGS
-                    key = (path_of[parent] if parent >= 0 else -1, _token(node.tag, node.get("class")))
-                    path_of.append(paths.setdefault(key, len(paths)))
-                    open_nodes.append(len(r.parent) - 1)
-                    links += tag == "a"
-            if node.text:
-                if inside and skipping is None:
-                    add_text(node.text, pos)
-                pos += len(node.text)
-            continue
-        pos += len(node.tag) + 3
-        if inside and skipping is None:
-            index = open_nodes.pop()
-            r.stop[index] = pos
-            links -= tag == "a"
-            if tag in BLOCK_TAGS:
-                pending_break = True
-        elif node is skipping:
-            skipping = None
-        if node is body:
-            inside = False
-            open_nodes.clear()
-        if node.tail:
-            if inside and skipping is None:
-                add_text(node.tail, pos)
-            pos += len(node.tail)
+            if inside:
+                tag = node.tag.lower()
+                parent = open_nodes[-1] if open_nodes else -1
+                if tag in BLOCK_TAGS:
+                    pending_break = True
+                _add(r, node, False, parent, "", begin, links > 0, False)
+                r.form[-1] = tag in FORM_TAGS
+                key = (path_of[parent] if parent >= 0 else -1, _token(node.tag, node.get("class")))
+                path_of.append(paths.setdefault(key, len(paths)))
+                open_nodes.append(len(r.parent) - 1)
+                open_tags.append(tag)
+                links += tag == "a"
+        elif kind == END:
+            pos += len(node.tag) + 3
+            if inside:
+                r.stop[open_nodes.pop()] = pos
+                tag = open_tags.pop()
+                links -= tag == "a"
+                if tag in BLOCK_TAGS:
+                    pending_break = True
+                if node is body:
+                    inside = False
+                    open_nodes.clear()
+                    open_tags.clear()
+        elif kind == SKIP:
+            if inside and open_nodes and node.tag.lower() in FORM_TAGS:
+                r.form[open_nodes[-1]] = True
+            pos += _hidden_len(node)
+        elif kind == COMMENT:
+            pos += len(node.text or "") + 7                     # comment or PI: ~7 chars of markup
+        # START: the element's first text node; otherwise the text node after the element or comment
+        if text:
+            if inside:
+                add_text(text, pos)
+            pos += len(text)
+    pos += len(page.root.tail or "")                            # the walk leaves the root's tail out
     r.class_path = path_of
     return r, pos
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..page import CleanResult, Method, ParsedPage, join_paragraphs, page_title
+from ..page import Cleaner, CleanResult, ParsedPage, join_paragraphs, page_title
 from .dom import Blocks, page_blocks
 from .features import page_features
 from .model import Web2TextModel, pick_device
@@ -52,7 +52,7 @@ def blocks_text(blocks: Blocks, content: np.ndarray) -> str:
     return join_paragraphs("".join(pieces))
 
 
-class Web2Text(Method):
+class Web2Text(Cleaner):
     """Section 3: DOM-leaf blocks labelled content/boilerplate by two CNNs and Viterbi (see the package docs)."""
 
     name = "web2text"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pyarrow as pa
-import pytest
 
 from pagesieve.eval import iter_gold_pages
 from pagesieve.jobs import clean
 from pagesieve.jobs.common import Report, job_parser, load_config
 from pagesieve.schemas import DOCUMENTS, PAGES, spark_schema
+from pagesieve.udfs.adapter import MethodSpec
 
 
 def pages_frame(spark, shared_data, n_real: int = 12):
@@ -31,7 +31,7 @@ def pages_frame(spark, shared_data, n_real: int = 12):
 
 def test_one_document_per_page_in_order_of_ids(spark, shared_data):
     pages, rows = pages_frame(spark, shared_data)
-    docs = clean.build(pages, "cnr").collect()
+    docs = clean.build(pages, MethodSpec.of("cnr", kind="cleaner")).collect()
     assert sorted(d.page_id for d in docs) == sorted(r["page_id"] for r in rows)
     status = {d.page_id: d.status for d in docs}
     assert status["bad/empty"] == "empty" and status["bad/junk"] == "not_html" and status["bad/nobody"] == "empty"
@@ -46,7 +46,8 @@ def test_clean_run_writes_documents_and_a_report_that_adds_up(spark, shared_data
     args = job_parser("clean", "").parse_args(["--conf", "cnr.adjust=0"])
     config = load_config(args)
     report = Report("clean", config)
-    n = clean.run(spark, str(tmp_path / "pages"), str(tmp_path / "documents"), config, report)
+    n = clean.run(spark, str(tmp_path / "pages"), str(tmp_path / "documents"), config, report,
+                  clean.method_spec(config))
     data = report.finish(n, str(tmp_path / "documents"), quiet=True)
     assert n == len(rows)
     written = json.loads((tmp_path / "documents" / "_report.json").read_text())
@@ -56,9 +57,9 @@ def test_clean_run_writes_documents_and_a_report_that_adds_up(spark, shared_data
     assert spark.read.parquet(str(tmp_path / "documents")).schema == spark_schema(DOCUMENTS)
 
 
-def test_unknown_method_or_setting_fails_before_reading(spark):
-    pages = spark.createDataFrame([], spark_schema(PAGES))
-    with pytest.raises(ValueError, match="unknown method"):
-        clean.build(pages, "nope")
-    with pytest.raises(ValueError, match="unknown setting"):
-        clean.build(pages, "cnr", {"top_fractoin": 0.3})
+def test_the_process_guard_gives_the_same_documents_in_spark(spark, shared_data):
+    pages, _ = pages_frame(spark, shared_data, n_real=6)
+    columns = ["page_id", "status", "error", "title", "text", "content_xpaths"]
+    alarm = clean.build(pages, MethodSpec.of("cnr", kind="cleaner", timeout_s=30)).select(*columns)
+    process = clean.build(pages, MethodSpec.of("cnr", kind="cleaner", timeout_s=30, guard="process")).select(*columns)
+    assert sorted(alarm.collect()) == sorted(process.collect())

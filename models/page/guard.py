@@ -1,6 +1,9 @@
-"""A per-page deadline enforced from outside the method (SIGALRM), so a runaway page becomes a
-`timeout` row instead of a stuck task. Python handlers run between bytecodes: a single long C
-call (one huge lxml parse) finishes before the alarm is seen."""
+"""The in-process page deadline (SIGALRM).
+
+Python runs signal handlers between bytecodes, so the alarm stops runaway *Python* work (a loop over
+a huge DOM) but not a single long C call (one huge libxml2 parse) or a hung browser: for those use the
+supervised guard (`models/page/supervised.py`), which runs the method in a child process and kills it.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +12,16 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["PageTimeout", "deadline"]
+from .errors import PageError
+
+__all__ = ["GUARDS", "PageTimeout", "deadline"]
+
+# "alarm": SIGALRM in the worker process (no overhead; cannot stop a C call);
+# "process": the method runs in a supervised child process, killed and restarted on a timeout.
+GUARDS = ("alarm", "process")
 
 
-class PageTimeout(Exception):
+class PageTimeout(PageError):
     status = "timeout"
 
 
