@@ -1,4 +1,8 @@
-"""Shared fixtures: one local Spark session for the whole run, and paths to the real data."""
+"""Shared fixtures: one local Spark session for the whole run, and paths to the real data.
+
+Tiers: `pytest -m "not slow"` is the fast tier (no Spark, cluster, CLI subprocess or training);
+every test that uses the `spark` fixture is marked slow here, the other slow ones in their files.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,14 @@ TEST_SPARK_CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.driver.memory": "2g",
 }
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m filters the items
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that uses the `spark` fixture (itself or through another fixture) is slow: `-m "not slow"` drops it."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ CASES = [(method, subset, floor) for method, subsets in FLOORS.items() if not me
 
 
 @pytest.mark.parametrize(("method", "subset", "floor"), CASES, ids=[f"{m}-{s}" for m, s, _ in CASES])
+@pytest.mark.slow
 def test_method_stays_above_its_floor(method, subset, floor, shared_data):
     dataset, _, split = subset.partition(":")
     pages = list(iter_gold_pages(shared_data / dataset, split or None))

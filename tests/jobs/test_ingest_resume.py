@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 from pagesieve.archives.pages_writer import archive_key
 from pagesieve.jobs import ingest
@@ -18,6 +19,7 @@ from pagesieve.jobs.common import Report, job_parser, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = str(ROOT / "data" / "sample" / "sample.warc.gz")
+pytestmark = pytest.mark.slow  # Spark, and the CLI killed and rerun in subprocesses
 
 
 def run_ingest(spark, inputs, out, **kwargs) -> dict:

@@ -18,8 +18,11 @@ import pyarrow.parquet as pq
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
+from pagesieve.archives import iter_records
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_WARC = ROOT / "data" / "sample" / "sample.warc.gz"
+pytestmark = pytest.mark.slow  # the pagesieve CLI on Spark, in subprocesses
 
 EXPECTATIONS = json.loads((ROOT / "tests" / "data" / "sample_expectations.json").read_text())
 # Floors for CNR on the 13 real pages among the expectations (measured 2026-11-22: 40/43 main
@@ -34,6 +37,14 @@ def warc_records() -> list[tuple[str, str, str | None]]:
         return [(r.rec_type, r.rec_headers.get_header("WARC-Target-URI"),
                  r.http_headers.get_header("Content-Type") if r.http_headers else None)
                 for r in ArchiveIterator(fh)]
+
+
+def warc_members() -> dict[str, tuple[int, int]]:
+    """URL -> (offset, length) of the gzip member of its response record, read with warcio."""
+    with open(SAMPLE_WARC, "rb") as fh:
+        records = ArchiveIterator(fh)
+        return {r.rec_headers.get_header("WARC-Target-URI"): (records.get_record_offset(), records.get_record_length())
+                for r in records if r.rec_type == "response"}
 
 
 def pagesieve_cli(*args: str) -> subprocess.CompletedProcess:
@@ -64,7 +75,13 @@ def test_every_record_is_accounted_for(run_out):
     assert ingest["accounting"]["records"]["ok"] is True
     pages = pq.read_table(run_out / "pages").to_pylist()
     assert sorted(p["url"] for p in pages) == sorted(r[1] for r in html)
-    assert all(p["source_offset"] is not None and p["source_length"] > 0 for p in pages)
+    # each page row points at its whole record in the archive: the reader's (offset, length), which are
+    # warcio's gzip member offset and length of that record
+    read = {r["page_id"]: r for r in iter_records(str(SAMPLE_WARC)) if r["skip_reason"] is None}
+    assert {p["page_id"]: (p["source_offset"], p["source_length"]) for p in pages} == {
+        i: (r["source_offset"], r["source_length"]) for i, r in read.items()}
+    members = warc_members()
+    assert all(members[p["url"]] == (p["source_offset"], p["source_length"]) for p in pages)
     skipped = pq.read_table(run_out / "pages" / "_skipped").to_pylist()
     assert len(skipped) == 64
 

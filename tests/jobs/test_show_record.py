@@ -21,6 +21,7 @@ def test_prints_the_record_of_a_page_row(capsys):
     assert page["url"] in shown and f"source_offset   {page['source_offset']}" in shown
 
 
+@pytest.mark.slow
 def test_body_flag_writes_the_exact_payload():
     pages = [r for r in iter_records(SAMPLE) if r["skip_reason"] is None][::15]
     for page in pages:

@@ -101,6 +101,7 @@ def test_page_with_no_text_is_empty_not_an_error():
     assert result.status == "empty" and result.text == ""
 
 
+@pytest.mark.slow
 def test_deep_page_is_processed_iteratively():
     html = "<body>" + "<div>" * 50_000 + "<p>" + "word " * 50 + "</p>" + "</div>" * 50_000 + "</body>"
     result = cnr().process(parse_page(html.encode()))

@@ -89,6 +89,7 @@ def test_external_entities_are_not_resolved(tmp_path):
     assert "TOPSECRET" not in "".join(root.itertext())
 
 
+@pytest.mark.slow
 def test_100000_deep_dom_keeps_all_text_without_recursion():
     depth = 100_000
     html = "<html><body>" + "<div>" * depth + "deep text" + "</div>" * depth + "<p>after</p></body></html>"

@@ -185,6 +185,7 @@ def _pages():
     return [parse_page(p.read_bytes()) for p in files]
 
 
+@pytest.mark.slow
 def test_scrapinghub_shapes_finite_deterministic():
     for page in _pages():
         blocks = page_blocks(page)

@@ -48,6 +48,7 @@ def _random_model(seed: int, pages) -> Web2TextModel:
                          fit_stats(np.concatenate([e for _, e in feats]), EDGE_FEATURE_NAMES), meta={"seed": seed})
 
 
+@pytest.mark.slow
 def test_save_and_load_round_trip_without_pickle(tmp_path, real_pages):
     model = _random_model(1, real_pages)
     npz, meta = model.save(tmp_path / "m")
@@ -84,6 +85,7 @@ def test_packaged_models_are_small_and_say_how_they_were_trained(name):
     assert 10_000 < n_params < 100_000          # "more than 10,000 parameters" (section 4.1)
 
 
+@pytest.mark.slow
 def test_packaged_model_loads_from_the_py_files_zip(tmp_path):
     # spark-submit --py-files ships the package as a zip: stopwords and weights must load from inside it
     sys.path.insert(0, str(ROOT / "scripts"))
@@ -112,6 +114,7 @@ def test_length_groups_bound_the_padded_tensor_and_the_padding():
     assert [40, 40, 39, 21] in [[lengths[i] for i in g] for g in groups]
 
 
+@pytest.mark.slow
 def test_batched_and_one_by_one_give_the_same_documents(real_pages):
     method = Web2Text(Web2TextSettings.load({"device": "cpu"}))
     one_by_one = [method.process(p) for p in real_pages]
@@ -152,6 +155,7 @@ def test_method_statuses_and_registry(real_pages):
         build_method("web2text", {"lam": -1.0})
 
 
+@pytest.mark.slow
 def test_a_page_over_max_blocks_is_an_error_row_and_its_batch_goes_on(real_pages):
     limit = sorted(len(page_blocks(p)) for p in real_pages)[len(real_pages) // 2]
     capped = build_method("web2text", {"device": "cpu", "max_blocks": limit})

@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from pagesieve.models.registry import build_method
 from pagesieve.models.web2text import Web2TextModel
 
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # three training runs in subprocesses
 
 
 def train(out: Path, shared_data: Path, seed: int) -> Path:
