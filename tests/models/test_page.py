@@ -1,17 +1,24 @@
 """The page model: decoding evidence order, bad bytes, parsing limits, DOM helpers."""
 
 import pytest
+from lxml import etree
 
 from pagesieve.models.page import (
+    COMMENT,
+    END,
+    SKIP,
+    START,
     EmptyPageError,
     NotHtmlError,
     decode_body,
+    iter_text_chunks,
     looks_binary,
     page_title,
     parse_html,
     parse_page,
     tag_path,
     visible_text,
+    walk_tree,
     xpath_of,
     xpaths_of,
 )
@@ -151,3 +158,52 @@ def test_xpaths_of_numbers_many_same_tag_siblings():
     elements = list(root.iter("p", "span"))
     assert xpaths_of(elements) == [xpath_of(e) for e in elements]
     assert xpaths_of(elements)[-3:] == ["/html/body/div[3000]/p[1]", "/html/body/div[3000]/p[2]", "/html/body/span"]
+
+
+def _events(root, skip=frozenset()):
+    kinds = {START: "start", END: "end", SKIP: "skip", COMMENT: "comment"}
+    names = {etree.Comment: "#comment", etree.ProcessingInstruction: "#pi"}
+    return [(kinds[kind], names.get(node.tag, node.tag), text) for kind, node, text in walk_tree(root, skip)]
+
+
+def test_walk_tree_keeps_the_tails_of_comments_and_processing_instructions():
+    root = etree.fromstring("<div>a<!--x-->b<p>c</p><?pi data?>d</div>")
+    assert _events(root) == [("start", "div", "a"), ("comment", "#comment", "b"), ("start", "p", "c"),
+                             ("end", "p", None), ("comment", "#pi", "d"), ("end", "div", None)]
+
+
+def test_walk_tree_skips_subtrees_whole_but_keeps_their_tails():
+    root = etree.fromstring("<div>a<script>s<!--c-->t<b>u</b>v</script>w<Style>x<!--d-->z</Style>y<i/></div>")
+    assert _events(root, frozenset({"script", "style"})) == [
+        ("start", "div", "a"), ("skip", "script", "w"), ("skip", "Style", "y"),
+        ("start", "i", None), ("end", "i", None), ("end", "div", None)]
+
+
+def test_walk_tree_leaves_out_the_root_tail_and_never_skips_the_root():
+    doc = etree.fromstring("<div><p>in<!--c-->side</p>tail<script>x</script>more</div>")
+    p, script = doc
+    assert _events(p) == [("start", "p", "in"), ("comment", "#comment", "side"), ("end", "p", None)]
+    assert _events(script, frozenset({"script"})) == [("start", "script", "x"), ("end", "script", None)]
+    assert list(iter_text_chunks(p)) == ["\n", "in", "side", "\n"]
+    assert visible_text(script) == ""        # visible_text, not the walker, treats a hidden root as hidden
+
+
+@pytest.mark.slow
+def test_walk_tree_is_iterative_on_100000_levels():
+    depth = 100_000
+    # every element keeps its proxy: lxml frees a dropped proxy by climbing to the nearest ancestor that
+    # has one, which would make building the chain quadratic
+    chain = [etree.Element("div")]
+    for i in range(depth):
+        chain.append(etree.SubElement(chain[-1], "script" if i == depth // 2 else "span"))
+    root = chain[0]
+    chain[-1].text = "deep"
+    root[0].tail = "after"
+    events = list(walk_tree(root))
+    assert len(events) == 2 * (depth + 1)
+    assert [text for _, _, text in events if text] == ["deep", "after"]
+    skipped = list(walk_tree(root, frozenset({"script"})))
+    assert len(skipped) == 2 * (depth // 2 + 1) + 1
+    assert [(kind, text) for kind, _, text in skipped if kind == SKIP] == [(SKIP, None)]
+    assert visible_text(root) == "after"
+
