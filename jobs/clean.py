@@ -44,8 +44,10 @@ def build(pages, spec: MethodSpec):
     return apply_method(pages, spec)
 
 
-def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spec: MethodSpec) -> int:
-    """Clean the pages at `pages_path` into `out`; fills `report`; returns the documents written."""
+def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spec: MethodSpec | None = None) -> int:
+    """Clean the pages at `pages_path` into `out` with `spec` (default: `method_spec(config)`); fills
+    `report`; returns the documents written."""
+    spec = spec or method_spec(config)
     pages = spark.read.schema(spark_schema(PAGES)).parquet(pages_path)
     n_pages = pages.count()
     wanted = config.job("clean").min_partitions or spark.sparkContext.defaultParallelism

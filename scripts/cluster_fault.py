@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
-from cluster_util import LocalCluster, build_zip, python_without_pagesieve, udf_task_ends, write_pages
+from cluster_util import UDF_NODES, LocalCluster, build_zip, python_without_pagesieve, udf_task_ends, write_pages
 
 
 def process_tree(pid: int) -> list[int]:
@@ -33,12 +33,13 @@ def process_tree(pid: int) -> list[int]:
 
 
 def udf_job_started(events: Path) -> bool:
-    """True once the event log holds the start of the job whose stages run MapInPandas (the UDF).
+    """True once the event log holds the start of the job whose stages run the method UDF (UDF_NODES).
     Spark flushes job-start events at once, so the in-progress log shows it."""
     for path in events.glob("app-*"):
         with open(path, encoding="utf-8", errors="replace") as fh:
             for line in fh:
-                if line.startswith('{"Event":"SparkListenerJobStart"') and '"name\\":\\"MapInPandas' in line:
+                if line.startswith('{"Event":"SparkListenerJobStart"') and any(
+                        f'"name\\":\\"{node}' in line for node in UDF_NODES):
                     return True
     return False
 

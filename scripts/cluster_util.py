@@ -52,19 +52,24 @@ def python_without_pagesieve(folder: Path) -> str:
     return python
 
 
+# Spark plan nodes of the method UDF (udfs/adapter.py: mapInArrow; applyInArrow for site-grouped methods)
+UDF_NODES = ("MapInArrow", "FlatMapGroupsInArrow", "MapInPandas")
+
+
 def udf_executors(events_dir: Path) -> dict[str, set[str]]:
-    """app id -> executor ids of the tasks of every stage that ran a MapInPandas (the clean UDF)."""
+    """app id -> executor ids of the tasks of every stage that ran the method UDF (UDF_NODES)."""
     return {app: {t["Task Info"]["Executor ID"] for t in tasks} for app, tasks in udf_task_ends(events_dir).items()}
 
 
 def udf_task_ends(events_dir: Path) -> dict[str, list[dict]]:
-    """app id -> the SparkListenerTaskEnd events of its MapInPandas stages (event logs written uncompressed)."""
+    """app id -> the SparkListenerTaskEnd events of its UDF stages (event logs written uncompressed)."""
     out: dict[str, list[dict]] = collections.defaultdict(list)
     for path in sorted(glob.glob(str(events_dir / "app-*"))):
         with open(path, encoding="utf-8") as fh:
             events = [json.loads(line) for line in fh]
         stages = {e["Stage Info"]["Stage ID"] for e in events if e["Event"] == "SparkListenerStageSubmitted"
-                  and any('"MapInPandas"' in (r.get("Scope") or "") for r in e["Stage Info"]["RDD Info"])}
+                  and any(f'"{node}"' in (r.get("Scope") or "") for node in UDF_NODES
+                          for r in e["Stage Info"]["RDD Info"])}
         out[Path(path).name] += [e for e in events if e["Event"] == "SparkListenerTaskEnd" and e["Stage ID"] in stages]
     return out
 
