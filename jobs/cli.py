@@ -12,7 +12,8 @@ COMMANDS = {
     "run": ("pagesieve.jobs.run", "ingest -> clean -> export in one go"),
     "ingest": ("pagesieve.jobs.ingest", "archives or HTML folders -> pages (Parquet)"),
     "clean": ("pagesieve.jobs.clean", "pages -> documents (boilerplate removal)"),
-    "export": ("pagesieve.jobs.export", "documents -> Pyserini JSONL / Parquet"),
+    "extract": ("pagesieve.jobs.extract", "pages -> records (structured extraction)"),
+    "export": ("pagesieve.jobs.export", "documents -> Pyserini JSONL / Parquet; records -> JSONL / Parquet"),
     "show-record": ("pagesieve.jobs.show_record", "print the archive record at ARCHIVE OFFSET (provenance)"),
     "evaluate": ("pagesieve.jobs.evaluate", "score methods against gold text, and time them (one process)"),
 }

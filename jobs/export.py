@@ -1,15 +1,24 @@
-"""export: `documents` -> JSONL in the Pyserini/Anserini JsonCollection layout, and/or Parquet.
+"""export: `documents` -> JSONL in the Pyserini/Anserini JsonCollection layout, and/or Parquet; or
+`records` -> JSONL of one object per record, and/or Parquet.
 
     pagesieve export --documents out/documents --out out/export --format jsonl,parquet --gzip
     python -m pyserini.index.lucene --collection JsonCollection --input out/export/jsonl ...
+    pagesieve export --records out/records --out out/records-export --format jsonl,parquet
 
-JSONL: `<out>/jsonl/docs-00000.jsonl[.gz]`, one `{"id": page_id, "contents": ...}` per line, only
-documents with status ok. Parquet: `<out>/parquet/`, every documents row and column.
+Documents JSONL: `<out>/jsonl/docs-00000.jsonl[.gz]`, one `{"id": page_id, "contents": ...}` per line,
+only documents with status ok. Records JSONL: `<out>/jsonl/records-00000.jsonl[.gz]`, one
+`{"page_id", "url", "method", "schema", "record_index", "record_xpath", "fields": {name: value}}` per
+record (the first value of a name wins), only rows with status ok. Parquet: `<out>/parquet/`, every
+row and column of the input table.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Iterator
+
+import pyarrow as pa
 
 from pagesieve.jobs.common import (
     ConfigError,
@@ -22,7 +31,7 @@ from pagesieve.jobs.common import (
     spark_session,
 )
 
-__all__ = ["build_jsonl", "run", "main"]
+__all__ = ["build_jsonl", "record_objects", "run", "run_records", "main"]
 
 
 def build_jsonl(documents, include_title: bool = True):
@@ -38,7 +47,28 @@ def build_jsonl(documents, include_title: bool = True):
     return ok.select(F.col("page_id").alias("id"), contents.alias("contents"))
 
 
-def _rename_parts(spark, folder: str, extension: str) -> list[str]:
+def record_objects(records: list[dict]) -> list[str]:
+    """JSON lines of ok `records` rows: the fields as one flat object, the first value of a name winning."""
+    lines = []
+    for r in records:
+        if r["status"] != "ok":
+            continue
+        fields: dict[str, str | None] = {}
+        for f in r["fields"] or []:
+            fields.setdefault(f["name"], f["value"])
+        lines.append(json.dumps({"page_id": r["page_id"], "url": r["url"], "method": r["method"], "schema": r["schema"],
+                                 "record_index": r["record_index"], "record_xpath": r["record_xpath"],
+                                 "fields": fields}, ensure_ascii=False))
+    return lines
+
+
+def _record_lines(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    for batch in batches:
+        yield pa.RecordBatch.from_pydict({"value": record_objects(batch.to_pylist())},
+                                         schema=pa.schema([("value", pa.string())]))
+
+
+def _rename_parts(spark, folder: str, extension: str, stem: str = "docs") -> list[str]:
     """part-*.json -> docs-00000.jsonl, then drop _SUCCESS and .crc files (Anserini would read them),
     through Hadoop's FileSystem so that any URI works."""
     jvm = spark.sparkContext._jvm
@@ -53,7 +83,7 @@ def _rename_parts(spark, folder: str, extension: str) -> list[str]:
         return sorted(str(s.getPath().getName()) for s in fs.listStatus(path))
 
     parts = [n for n in names() if n.startswith("part-")]
-    renamed = [f"docs-{i:05d}{extension}" for i in range(len(parts))]
+    renamed = [f"{stem}-{i:05d}{extension}" for i in range(len(parts))]
     for name, target in zip(parts, renamed, strict=True):
         fs.rename(Path(path, name), Path(path, target))
     for name in names():
@@ -85,9 +115,33 @@ def run(spark, documents_path: str, out: str, config, report: Report, formats: l
     return exported.get("jsonl", exported.get("parquet", 0))
 
 
+def run_records(spark, records_path: str, out: str, config, report: Report, formats: list[str],
+                gzip: bool = False) -> int:
+    """Export the records table at `records_path` under `out`; returns the number of JSONL lines written."""
+    records = spark.read.parquet(records_path)
+    n_rows = records.count()
+    exported: dict[str, int] = {}
+    if "jsonl" in formats:
+        target = f"{out.rstrip('/')}/jsonl"
+        lines = records.sortWithinPartitions("page_id", "record_index").mapInArrow(_record_lines, "value string")
+        (lines.repartition(config.job("export").shards).write.mode("overwrite")
+         .option("compression", "gzip" if gzip else "none").text(target))
+        files = _rename_parts(spark, target, ".jsonl.gz" if gzip else ".jsonl", stem="records")
+        exported["jsonl"] = spark.read.text(target).count() if files else 0
+        exported["jsonl_files"] = len(files)
+        exported["not_exported"] = n_rows - exported["jsonl"]
+    if "parquet" in formats:
+        records.write.mode("overwrite").parquet(f"{out.rstrip('/')}/parquet")
+        exported["parquet"] = n_rows
+    report.set(input=records_path, input_rows=n_rows, output=out, exported=exported)
+    return exported.get("jsonl", exported.get("parquet", 0))
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = job_parser("export", "Write documents as Pyserini/Anserini JsonCollection JSONL and/or Parquet.")
-    ap.add_argument("--documents", required=True, help="folder of the documents table")
+    ap = job_parser("export", "Write documents (Pyserini/Anserini JsonCollection) or records as JSONL and/or Parquet.")
+    table = ap.add_mutually_exclusive_group(required=True)
+    table.add_argument("--documents", help="folder of the documents table")
+    table.add_argument("--records", help="folder of the records table")
     ap.add_argument("--out", required=True, help="output folder")
     ap.add_argument("--format", default="jsonl", help="jsonl, parquet, or both comma-separated (default jsonl)")
     ap.add_argument("--gzip", action="store_true", help="gzip the JSONL files (docs-NNNNN.jsonl.gz)")
@@ -96,11 +150,13 @@ def main(argv: list[str] | None = None) -> int:
     if unknown := set(formats) - {"jsonl", "parquet"}:
         raise ConfigError(f"--format: unknown format(s) {', '.join(sorted(unknown))}; known: jsonl, parquet")
     config = load_config(args)
-    check_table(args.documents, "--documents")
+    flag, path = ("--documents", args.documents) if args.documents else ("--records", args.records)
+    check_table(path, flag)
     check_output(args.out)
     spark = spark_session("export", args.master, config.spark)
     report = Report("export", config)
-    n = run(spark, args.documents, args.out, config, report, formats, args.gzip)
+    export = run if args.documents else run_records
+    n = export(spark, path, args.out, config, report, formats, args.gzip)
     report.finish(n, args.out, args.quiet)
     return 0
 
