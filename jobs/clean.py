@@ -17,9 +17,9 @@ from pagesieve.jobs.common import (
     exit_on_config_error,
     job_parser,
     load_config,
+    read_pages,
     spark_session,
 )
-from pagesieve.schemas import PAGES, spark_schema
 from pagesieve.udfs.adapter import MethodSpec, apply_method
 
 __all__ = ["build", "method_spec", "run", "main"]
@@ -48,11 +48,7 @@ def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spe
     """Clean the pages at `pages_path` into `out` with `spec` (default: `method_spec(config)`); fills
     `report`; returns the documents written."""
     spec = spec or method_spec(config)
-    pages = spark.read.schema(spark_schema(PAGES)).parquet(pages_path)
-    n_pages = pages.count()
-    wanted = config.job("clean").min_partitions or spark.sparkContext.defaultParallelism
-    if pages.rdd.getNumPartitions() < min(wanted, n_pages):
-        pages = pages.repartition(min(wanted, n_pages))
+    pages, n_pages = read_pages(spark, pages_path, config.job("clean").min_partitions)
     build(pages, spec).write.mode("overwrite").parquet(out)
     written = spark.read.parquet(out)
     by_status = counts_by(written, "status")

@@ -24,7 +24,7 @@ from pagesieve.settings import ConfigError, load_defaults, load_file, parse_over
 from .settings import JOB_SETTINGS
 
 __all__ = ["job_parser", "JobConfig", "load_config", "check_output", "check_table", "exit_on_config_error",
-           "spark_session", "Report", "ConfigError", "counts_by", "write_json"]
+           "spark_session", "Report", "ConfigError", "counts_by", "read_pages", "write_json"]
 
 log = logging.getLogger("pagesieve")
 
@@ -224,6 +224,19 @@ def write_json(path: str, obj: dict[str, Any]) -> None:
     with fsspec.open(path, "w", encoding="utf-8", auto_mkdir=True) as fh:
         json.dump(obj, fh, indent=2, sort_keys=False, default=str)
         fh.write("\n")
+
+
+def read_pages(spark, path: str, min_partitions: int = 0):
+    """(pages DataFrame, page count): the pages table spread over at least `min_partitions` tasks (0: Spark's
+    default parallelism), since a small table read as one file would run on one core."""
+    from pagesieve.schemas import PAGES, spark_schema
+
+    pages = spark.read.schema(spark_schema(PAGES)).parquet(path)
+    n_pages = pages.count()
+    wanted = min_partitions or spark.sparkContext.defaultParallelism
+    if pages.rdd.getNumPartitions() < min(wanted, n_pages):
+        pages = pages.repartition(min(wanted, n_pages))
+    return pages, n_pages
 
 
 def counts_by(df, column: str) -> dict[str, int]:

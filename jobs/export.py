@@ -92,6 +92,13 @@ def _rename_parts(spark, folder: str, extension: str, stem: str = "docs") -> lis
     return renamed
 
 
+def _write_jsonl(spark, lines, target: str, stem: str, gzip: bool) -> dict[str, int]:
+    """Write a one-column (`value`) DataFrame of JSON lines as `<stem>-NNNNN.jsonl[.gz]` files."""
+    lines.write.mode("overwrite").option("compression", "gzip" if gzip else "none").text(target)
+    files = _rename_parts(spark, target, ".jsonl.gz" if gzip else ".jsonl", stem=stem)
+    return {"jsonl": spark.read.text(target).count() if files else 0, "jsonl_files": len(files)}
+
+
 def run(spark, documents_path: str, out: str, config, report: Report, formats: list[str],
         gzip: bool = False) -> int:
     """Export the documents at `documents_path` under `out`; returns the number of JSONL lines written."""
@@ -100,13 +107,11 @@ def run(spark, documents_path: str, out: str, config, report: Report, formats: l
     n_documents = documents.count()
     exported: dict[str, int] = {}
     if "jsonl" in formats:
-        jsonl = build_jsonl(documents, settings.include_title)
-        target = f"{out.rstrip('/')}/jsonl"
-        (jsonl.repartition(settings.shards).sortWithinPartitions("id").write.mode("overwrite")
-         .option("compression", "gzip" if gzip else "none").json(target))
-        files = _rename_parts(spark, target, ".jsonl.gz" if gzip else ".jsonl")
-        exported["jsonl"] = spark.read.json(target).count() if files else 0
-        exported["jsonl_files"] = len(files)
+        from pyspark.sql import functions as F
+
+        docs = build_jsonl(documents, settings.include_title).repartition(settings.shards).sortWithinPartitions("id")
+        lines = docs.select(F.to_json(F.struct("id", "contents")).alias("value"))
+        exported.update(_write_jsonl(spark, lines, f"{out.rstrip('/')}/jsonl", "docs", gzip))
         exported["not_exported"] = n_documents - exported["jsonl"]
     if "parquet" in formats:
         documents.write.mode("overwrite").parquet(f"{out.rstrip('/')}/parquet")
@@ -122,13 +127,9 @@ def run_records(spark, records_path: str, out: str, config, report: Report, form
     n_rows = records.count()
     exported: dict[str, int] = {}
     if "jsonl" in formats:
-        target = f"{out.rstrip('/')}/jsonl"
-        lines = records.sortWithinPartitions("page_id", "record_index").mapInArrow(_record_lines, "value string")
-        (lines.repartition(config.job("export").shards).write.mode("overwrite")
-         .option("compression", "gzip" if gzip else "none").text(target))
-        files = _rename_parts(spark, target, ".jsonl.gz" if gzip else ".jsonl", stem="records")
-        exported["jsonl"] = spark.read.text(target).count() if files else 0
-        exported["jsonl_files"] = len(files)
+        lines = (records.repartition(config.job("export").shards).sortWithinPartitions("page_id", "record_index")
+                 .mapInArrow(_record_lines, "value string"))
+        exported.update(_write_jsonl(spark, lines, f"{out.rstrip('/')}/jsonl", "records", gzip))
         exported["not_exported"] = n_rows - exported["jsonl"]
     if "parquet" in formats:
         records.write.mode("overwrite").parquet(f"{out.rstrip('/')}/parquet")

@@ -19,9 +19,9 @@ from pagesieve.jobs.common import (
     exit_on_config_error,
     job_parser,
     load_config,
+    read_pages,
     spark_session,
 )
-from pagesieve.schemas import PAGES, spark_schema
 from pagesieve.udfs.adapter import MethodSpec, apply_method
 
 __all__ = ["method_spec", "page_summary", "run", "main"]
@@ -63,11 +63,7 @@ def page_summary(records) -> tuple[dict[str, int], list[int]]:
 
 def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spec: MethodSpec) -> int:
     """Extract the records of the pages at `pages_path` into `out`; fills `report`; returns the records."""
-    pages = spark.read.schema(spark_schema(PAGES)).parquet(pages_path)
-    n_pages = pages.count()
-    wanted = config.job("clean").min_partitions or spark.sparkContext.defaultParallelism
-    if pages.rdd.getNumPartitions() < min(wanted, n_pages):
-        pages = pages.repartition(min(wanted, n_pages))
+    pages, n_pages = read_pages(spark, pages_path, config.job("clean").min_partitions)
     apply_method(pages, spec).write.mode("overwrite").parquet(out)
     written = spark.read.parquet(out)
     by_status, per_page = page_summary(written)
