@@ -40,6 +40,7 @@ setup(
         "warcio>=1.7",
         "brotli>=1.1",
         "fsspec>=2024.2",
+        "apted>=1.0.3",           # tree edit distance for AMBER's record segmentation
     ],
     extras_require={
         # torch is needed by the neural methods only; 2.13.0 (the CPU wheel on our machines) satisfies it.
