@@ -25,7 +25,8 @@ setup(
     python_requires=">=3.11",
     package_dir=package_dir,
     packages=packages,
-    package_data={"pagesieve.conf": ["*.toml", "*.json", "*.txt", "*.properties", "*.sh"],
+    package_data={"pagesieve.conf": ["*.toml", "*.json", "*.txt", "*.properties", "*.sh",
+                                     "amber/*.toml", "amber/gazetteers/*.txt"],     # AMBER domains, gazetteers
                   # the stopword list and the trained models (scripts/train_web2text.py)
                   "pagesieve.models.web2text": ["*.txt", "weights/*.npz", "weights/*.json"]},
     install_requires=[
