@@ -10,6 +10,7 @@ A user adds a domain by writing one such file and passing its path to `load_sche
 from __future__ import annotations
 
 import dataclasses
+import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -157,7 +158,6 @@ def load_schema(name_or_path: str | Path, *overrides: dict[str, Any]) -> DomainS
         file = resources.files("pagesieve.conf").joinpath("amber", f"{name}.toml")
         if not file.is_file():
             raise ConfigError(f"schema {name!r}: no such packaged domain; known: {', '.join(packaged_schemas())}")
-        import tomllib
         data = tomllib.loads(file.read_text("utf-8"))
         source, base = f"conf/amber/{name}.toml", None
     data.setdefault("name", Path(str(name_or_path)).stem)
