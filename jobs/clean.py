@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--method", default=None,
                     help="cnr (default), web2text, trafilatura, resiliparse, ..., or a dotted path module:Class")
     args = ap.parse_args(argv)
-    config = load_config(args, [args.method] if args.method else [])
+    config = load_config(args, [args.method] if args.method else [], kind="cleaner")
     spec = method_spec(config, args.method)
     check_table(args.pages, "--pages")
     check_output(args.out)

@@ -68,13 +68,14 @@ class JobConfig:
                 **{k: dict(v) for k, v in self.methods.items()}}
 
 
-def load_config(args: argparse.Namespace, methods: Sequence[str] = ()) -> JobConfig:
+def load_config(args: argparse.Namespace, methods: Sequence[str] = (), kind: str | None = None) -> JobConfig:
     """Packaged defaults (conf/jobs.toml), then --config FILE, then --conf pairs, all checked.
 
     Args:
         args: parsed arguments with `conf` (list of KEY=VALUE) and `config` (a TOML path or None).
         methods: the methods the command will run (registered names or dotted paths): a dotted-path
             method's settings section is its `name`.
+        kind: the kind of method the command runs (cleaner, extractor): a method of another kind is refused.
 
     Raises:
         ConfigError: a malformed pair, an unknown section or key, a wrong type, an out-of-range value; one
@@ -100,7 +101,9 @@ def load_config(args: argparse.Namespace, methods: Sequence[str] = ()) -> JobCon
             raise ConfigError(f"setting {key!r} must be SECTION.KEY or spark.KEY")
         sections.setdefault(section, {})[name] = value
     jobs = {name: cls.load(sections.pop(name, {})) for name, cls in JOB_SETTINGS.items()}
-    method_names = {resolve(m).name: m for m in (*methods, jobs["clean"].method) if m}
+    method_names = {resolve(m, kind).name: m for m in methods if m}
+    if kind in (None, "cleaner"):
+        method_names.setdefault(resolve(jobs["clean"].method, "cleaner").name, jobs["clean"].method)
     checked: dict[str, dict[str, Any]] = {}
     for section, values in sections.items():
         if section not in METHODS and section not in method_names:

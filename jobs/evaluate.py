@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", default=None, metavar="FILE", help="TOML file with [method] sections")
     args = ap.parse_args(argv)
     names = [m.strip() for m in args.methods.split(",") if m.strip()]
-    config = load_config(args, names)
+    config = load_config(args, names, kind="cleaner")
     for path in args.dataset:
         if "://" not in path and not os.path.exists(path):
             raise ConfigError(f"--dataset {path}: no such folder or file")

@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--method", required=True, help="an extractor (amber, freedom, ...) or a dotted path module:Class")
     ap.add_argument("--schema", default=None, help="the domain schema, as the method's `schema` setting")
     args = ap.parse_args(argv)
-    config = load_config(args, [args.method])
+    config = load_config(args, [args.method], kind="extractor")
     spec = method_spec(config, args.method, args.schema)
     check_table(args.pages, "--pages")
     check_output(args.out)

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default="auto", help="archive profile (see pagesieve ingest --help)")
     ap.add_argument("--force", action="store_true", help="re-ingest archives already committed in OUT/pages")
     args = ap.parse_args(argv)
-    config = load_config(args, [args.method] if args.method else [])
+    config = load_config(args, [args.method] if args.method else [], kind="cleaner")
     spec = clean.method_spec(config, args.method)
     ingest.check_profile_name(args.profile)
     check_output(args.out)

@@ -9,7 +9,8 @@ Domain knowledge, as data and checked on load:
     years, mileages, ratings) and gazetteers (conf/amber/gazetteers/), pluggable through a registry.
 
 The structure steps (data areas, Algorithm 2; records, Algorithm 3; attribute alignment, Algorithm 4) live in
-`areas`, `segmentation` and `alignment`; the method class is not registered yet.
+`areas`, `segmentation` and `alignment`; `Amber` (registered as "amber") runs them (Algorithm 1, without the
+learning step of Algorithm 5 yet).
 """
 
 from .annotators import (
@@ -29,9 +30,10 @@ from .annotators import (
     load_gazetteer,
     register_annotator,
 )
+from .method import Amber, AmberSettings, annotate_page, text_nodes
 from .schema import AmberThresholds, AttributeSpec, DomainSchema, load_schema, packaged_schemas
 
-__all__ = ["Annotation", "Annotator", "RegexAnnotator", "PriceAnnotator", "PostcodeAnnotator", "CountAnnotator",
-           "YearAnnotator", "MileageAnnotator", "RatingAnnotator", "GazetteerAnnotator", "ANNOTATORS",
-           "register_annotator", "build_annotators", "annotate", "load_gazetteer", "AttributeSpec",
-           "AmberThresholds", "DomainSchema", "load_schema", "packaged_schemas"]
+__all__ = ["Amber", "AmberSettings", "annotate_page", "text_nodes", "Annotation", "Annotator", "RegexAnnotator",
+           "PriceAnnotator", "PostcodeAnnotator", "CountAnnotator", "YearAnnotator", "MileageAnnotator",
+           "RatingAnnotator", "GazetteerAnnotator", "ANNOTATORS", "register_annotator", "build_annotators", "annotate",
+           "load_gazetteer", "AttributeSpec", "AmberThresholds", "DomainSchema", "load_schema", "packaged_schemas"]

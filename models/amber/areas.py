@@ -7,9 +7,10 @@ undirected paths between any two of them lie in an interval of width at most Θd
 at least two pivots makes its least common ancestor a data area, unless an earlier cluster with at least
 as many pivots already claimed that ancestor (Line 13).
 
-The paper writes the tests as |Depth'| < Θdepth and |Dist'| < Θdist over "k ± Θ" intervals; we read
-|I| as the width of the interval and allow width <= Θ, so that Θdepth = 1 tolerates one level of
-variation as the text's "k ± Θdepth" says.
+The paper writes the tests as |Depth'| < Θdepth and |Dist'| < Θdist over "k ± Θ" intervals; we read |I|
+as the width of the interval and allow width <= Θ, so that Θdepth = 1 tolerates one level of variation as
+the text's "k ± Θdepth" says. (The strict reading, tried on the real listing pages, lost the finn.no and
+Dexters records entirely; the lenient one lets a price one level above a list join its data area.)
 
 One pivot per record (R4): a pivot much closer to the previous one than the cluster's pivots are to each
 other (closer than the smallest distance minus Θdist) is a second price of the same record (a crossed-out

@@ -1,0 +1,167 @@
+"""AMBER as an extractor: annotate -> data areas -> records -> aligned attributes (Algorithm 1, without
+the learning step of Algorithm 5 yet)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lxml import etree
+
+from pagesieve.settings import Settings
+
+from ..page import (
+    END,
+    INVISIBLE_TAGS,
+    START,
+    Extractor,
+    ExtractResult,
+    Field,
+    ParsedPage,
+    Record,
+    walk_tree,
+    xpaths_of,
+)
+from .alignment import Aligned, Candidate, align_records
+from .areas import identify_data_areas
+from .segmentation import segment_records
+
+__all__ = ["Amber", "AmberSettings", "text_nodes"]
+
+
+@dataclass(frozen=True, slots=True)
+class AmberSettings(Settings):
+    conf_name = "amber"
+
+    schema: str = "real_estate"       # a packaged domain (conf/amber/<name>.toml) or the path of one
+    max_tree_nodes: int = 150         # elements of a record compared by the tree edit distance
+
+    def __post_init__(self) -> None:
+        if self.max_tree_nodes < 1:
+            raise ValueError(f"max_tree_nodes must be >= 1, got {self.max_tree_nodes}")
+        from .schema import load_schema
+
+        load_schema(self.schema)          # a missing or bad domain file fails with the settings, on the driver
+
+
+def text_nodes(root: etree._Element) -> Iterator[tuple[etree._Element, str]]:
+    """(holder element, text) for every visible text node: an element's text, or a child's tail (held by
+    the parent), in document order."""
+    open_elements: list[etree._Element] = []
+    for kind, node, text in walk_tree(root, INVISIBLE_TAGS):
+        if kind == START:
+            open_elements.append(node)
+            if text and text.strip():
+                yield node, text
+        elif kind == END:
+            open_elements.pop()
+            if text and text.strip() and open_elements:
+                yield open_elements[-1], text
+        elif text and text.strip() and open_elements:      # SKIP or COMMENT: its tail is the parent's text
+            yield open_elements[-1], text
+
+
+# Attribute types no text annotator can mark: candidates come from the markup (an href, an image, a
+# heading or a longer link text), and alignment keeps the one at the best-supported position.
+STRUCTURAL = {"link": "link", "detail_link": "link", "image": "image", "title": "title"}
+# An element whose whole text is this short is annotated as one text too: finn.no writes
+# `<span>427 343</span> <span>kr</span>`, a price no single text node holds.
+SHORT_TEXT = 60
+
+
+def annotate_page(root: etree._Element, annotators, schema) -> list[Candidate]:
+    """ann(ρ, n, v) over a page: every text node, then short elements as a whole for the types their text
+    nodes missed, then the structural candidates of STRUCTURAL; in document order of the nodes."""
+    from .annotators import annotate
+
+    found: list[Candidate] = []
+    marked: dict[etree._Element, set[str]] = {}
+    for holder, text in text_nodes(root):
+        for a in annotate(text, annotators):
+            found.append(Candidate(holder, a.type, text[a.start:a.end].strip()))
+            marked.setdefault(holder, set()).add(a.type)
+    for element in root.iter():
+        if not isinstance(element.tag, str) or element.tag in INVISIBLE_TAGS or len(element) == 0:
+            continue
+        text = " ".join("".join(element.itertext()).split())
+        if not text or len(text) > SHORT_TEXT:
+            continue
+        below = set().union(*(marked.get(e, set()) for e in element.iter()))
+        for a in annotate(text, annotators):
+            if a.type not in below:
+                found.append(Candidate(element, a.type, text[a.start:a.end].strip()))
+                marked.setdefault(element, set()).add(a.type)
+    kinds = {name: STRUCTURAL[name] for name in schema.attributes if name in STRUCTURAL}
+    if kinds:
+        for element in root.iter("a", "img", "h1", "h2", "h3", "h4", "h5", "h6"):
+            for name, kind in kinds.items():
+                if kind == "link" and element.tag == "a" and element.get("href"):
+                    found.append(Candidate(element, name, element.get("href")))
+                elif kind == "image" and element.tag == "img" and element.get("src"):
+                    found.append(Candidate(element, name, element.get("src")))
+                elif kind == "title" and element.tag != "img":
+                    text = " ".join("".join(element.itertext()).split())
+                    if len(text) >= 10 and (element.tag != "a" or len(text.split()) >= 3):
+                        found.append(Candidate(element, name, text))
+    return found
+
+
+class Amber(Extractor):
+    """AMBER (Furche et al.): records of listing pages with typed attributes, driven by a domain schema."""
+
+    name = "amber"
+    version = 1
+    settings_class = AmberSettings
+
+    def __init__(self, settings: AmberSettings | None = None) -> None:
+        from .annotators import build_annotators
+        from .schema import load_schema
+
+        self.settings = settings or AmberSettings.load()
+        self.schema = load_schema(self.settings.schema)
+        self.annotators = build_annotators(self.schema)
+
+    def process(self, page: ParsedPage) -> ExtractResult:
+        schema, thresholds = self.schema, self.schema.thresholds
+        candidates = annotate_page(page.body, self.annotators, schema)
+        pivots = [c.node for c in candidates if c.type == schema.pivot]
+        areas = identify_data_areas(pivots, thresholds.depth, thresholds.dist)
+        alignment = schema.alignment_thresholds()
+        found: list[tuple[list[etree._Element], dict[str, Aligned]]] = []
+        claimed: set[etree._Element] = set()
+        for area in areas:
+            records = [r for r in segment_records(area.root, area.pivots, self.settings.max_tree_nodes)
+                       if not claimed.intersection(r)]
+            claimed.update(n for r in records for n in r)
+            found += zip(records, align_records(records, candidates, alignment), strict=True)
+        if not found:
+            return ExtractResult(status="empty", schema=schema.name, error="no data area found")
+        position = {e: i for i, e in enumerate(page.root.iter())}
+        found.sort(key=lambda item: position.get(item[0][0], 0))
+        record_xpaths = xpaths_of([r[0] for r, _ in found])
+        out = []
+        for (_, attributes), xpath in zip(found, record_xpaths, strict=True):
+            nodes = [a.node for a in attributes.values()]
+            field_xpaths = dict(zip(attributes, xpaths_of(nodes), strict=True)) if nodes else {}
+            fields = tuple(Field(name, _value(a, STRUCTURAL.get(name, "text")), field_xpaths[name], a.origin,
+                                 round(a.support, 4))
+                           for name, a in attributes.items())
+            out.append(Record(fields=fields, xpath=xpath))
+        return ExtractResult(schema=schema.name, records=tuple(out))
+
+
+def _value(aligned: Aligned, kind: str) -> str | None:
+    node = aligned.node
+    if kind == "title" and aligned.value is None:
+        return " ".join("".join(node.itertext()).split()) or None
+    if kind == "link":
+        link = node if node.tag == "a" and node.get("href") else node.find(".//a[@href]")
+        if link is None:
+            link = next((a for a in node.iterancestors("a") if a.get("href")), None)
+        return link.get("href") if link is not None else None
+    if kind == "image":
+        image = node if node.tag == "img" else node.find(".//img[@src]")
+        return image.get("src") if image is not None else None
+    if aligned.value is not None:
+        return aligned.value
+    return " ".join("".join(node.itertext()).split()) or None

@@ -1,0 +1,60 @@
+"""AMBER end to end: a hand-built result page with the paper's noise, bad input through the runner, and
+the real listing pages it already gets right (floors, to raise as the method improves)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pagesieve.eval.listings import read_listing_page, record_views, score_records
+from pagesieve.models.page import PageInput, parse_page, run_pages
+from pagesieve.models.registry import build_method
+
+PAGE = """<html><head><title>Houses for sale in Oxford</title></head><body>
+<div class="top"><div class="banner"><p><span><b>Mortgages from £500 a month!</b></span></p></div></div>
+<ul class="results">
+  <li><h2><a href="/p/1">Semi in Headington</a></h2><p class="price">£350,000</p>
+      <p>Oxford OX3 7AB</p><p>3 bedrooms, 1 bathroom</p></li>
+  <li><h2><a href="/p/2">Flat near the station</a></h2><p class="price">£210,000 <s>£230,000</s></p>
+      <p>Oxford OX1 1HS</p><p>2 bedrooms, 1 bathroom</p></li>
+  <li><h2><a href="/p/3">Cottage with garden</a></h2><p class="price">POA</p>
+      <p>Witney OX28 6BS</p><p>4 bedrooms, 2 bathrooms</p></li>
+  <li><h2><a href="/p/4">Town house</a></h2><p class="price">£495,000</p>
+      <p>Abingdon OX14 3JE</p><p>4 bedrooms, 3 bathrooms</p></li>
+</ul>
+<div class="footer"><div><p>Free valuation</p><p><b>Valuation fee <i>£0</i></b></p></div></div>
+</body></html>"""
+
+
+@pytest.fixture(scope="module")
+def amber():
+    return build_method("amber", {"schema": "real_estate"}, kind="extractor")
+
+
+def test_a_result_page_gives_one_record_per_listing_with_its_attributes(amber):
+    result = amber.process(parse_page(PAGE.encode()))
+    assert result.status == "ok" and result.schema == "real_estate"
+    assert [r.xpath for r in result.records] == [f"/html/body/ul/li[{i}]" for i in range(1, 5)]
+    fields = [{f.name: f.value for f in r.fields} for r in result.records]
+    # the banner's and the footer's prices are outside the data area (two levels off the list's: one level is
+    # within Θdepth and would join it, see models/amber/areas.py); the crossed-out price is not the price
+    assert [f["price"] for f in fields] == ["£350,000", "£210,000", "POA", "£495,000"]
+    assert [f["detail_link"] for f in fields] == ["/p/1", "/p/2", "/p/3", "/p/4"]
+    assert [f["bedrooms"] for f in fields] == ["3 bedrooms", "2 bedrooms", "4 bedrooms", "4 bedrooms"]
+    assert [f["postcode"] for f in fields] == ["OX3 7AB", "OX1 1HS", "OX28 6BS", "OX14 3JE"]
+
+
+def test_bad_input_gives_status_rows(amber):
+    pages = [PageInput(b""), PageInput(bytes(range(256)) * 10),
+             PageInput(b"<html><body><p>no listing</p></body></html>"),
+             PageInput(b"<html><body>" + b"<div>x</div>" * 50_000 + b"</body></html>")]
+    assert [o.result.status for o in run_pages(amber, pages)] == ["empty", "not_html", "empty", "empty"]
+
+
+@pytest.mark.parametrize("page_id", ["finn-boat-bayliner", "finn-car-tesla", "re-agents-dexters",
+                                     "re-brazil-imovelweb"])
+def test_real_listing_pages_it_gets_right(page_id, shared_data):
+    page = read_listing_page(shared_data / "listings", page_id)
+    schema = {"real_estate": "real_estate", "used_cars": "used_cars"}.get(page.domain, "products")
+    result = build_method("amber", {"schema": schema}, kind="extractor").process(parse_page(page.html))
+    score = score_records(result.records, page, views=record_views(result.records, page.html))
+    assert (score.records.precision, score.records.recall) == (1.0, 1.0)
