@@ -34,7 +34,7 @@ class AmberSettings(Settings):
     conf_name = "amber"
 
     schema: str = "real_estate"       # a packaged domain (conf/amber/<name>.toml) or the path of one
-    max_tree_nodes: int = 150         # elements of a record compared by the tree edit distance
+    max_tree_nodes: int = 60         # elements of a record compared by the tree edit distance
 
     def __post_init__(self) -> None:
         if self.max_tree_nodes < 1:

@@ -8,9 +8,10 @@ every shift of the record starts to the left is tried and the segmentation of le
 Irregularity is the summed tree edit distance (APTED, the `apted` package) between the records,
 normalised by the larger record; with Len = 1 there is only one candidate and no distance is computed.
 
-Two simplifications, for speed, both exact when the records are regular: the irregularity compares each
-record with the next one (not all pairs), and a record's tree is cut to its first `max_tree_nodes`
-elements in document order.
+Three simplifications, for speed (APTED in pure Python took 3.5 of 3.7 s on a 1 MB autoscout24 page), all
+exact when the records are regular: the irregularity compares each record with the next one (not all
+pairs), over the first 6 pairs, and a record's tree is cut to its first `max_tree_nodes` elements in
+document order.
 """
 
 from __future__ import annotations
@@ -81,11 +82,13 @@ def _tree(nodes: Sequence[etree._Element], max_nodes: int):
     return root, count + 1
 
 
-def irregularity(records: Sequence[Sequence[etree._Element]], max_tree_nodes: int = 150) -> float:
-    """Summed normalised tree edit distance between each record and the next."""
+def irregularity(records: Sequence[Sequence[etree._Element]], max_tree_nodes: int = 60, max_pairs: int = 6
+                 ) -> float:
+    """Summed normalised tree edit distance between each record and the next, over the first `max_pairs`
+    pairs (the score only ranks the shifts of one segmentation, whose records repeat one template)."""
     from apted import APTED
 
-    trees = [_tree(r, max_tree_nodes) for r in records]
+    trees = [_tree(r, max_tree_nodes) for r in records[:max_pairs + 1]]
     total = 0.0
     for (a, na), (b, nb) in zip(trees, trees[1:], strict=False):
         total += APTED(a, b).compute_edit_distance() / max(na, nb)
@@ -93,7 +96,7 @@ def irregularity(records: Sequence[Sequence[etree._Element]], max_tree_nodes: in
 
 
 def segment_records(root: etree._Element, pivots: Sequence[etree._Element],
-                    max_tree_nodes: int = 150) -> list[list[etree._Element]]:
+                    max_tree_nodes: int = 60) -> list[list[etree._Element]]:
     """Algorithm 3 for one data area: its records, each a list of consecutive children, in document order."""
     children = [c for c in root if isinstance(c.tag, str) and not is_empty(c)]
     leads = leading_nodes(root, children, pivots)
