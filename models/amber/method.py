@@ -3,6 +3,7 @@ the learning step of Algorithm 5 yet)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -29,14 +30,20 @@ from .segmentation import segment_records
 __all__ = ["Amber", "AmberSettings", "text_nodes"]
 
 
+MODES = ("amber", "structure", "annotations")
+
+
 @dataclass(frozen=True, slots=True)
 class AmberSettings(Settings):
     conf_name = "amber"
 
     schema: str = "real_estate"       # a packaged domain (conf/amber/<name>.toml) or the path of one
     max_tree_nodes: int = 60         # elements of a record compared by the tree edit distance
+    mode: str = "amber"              # amber | structure | annotations: the ablations of models/amber/ablation.py
 
     def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode: must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.max_tree_nodes < 1:
             raise ValueError(f"max_tree_nodes must be >= 1, got {self.max_tree_nodes}")
         from .schema import load_schema
@@ -122,18 +129,52 @@ class Amber(Extractor):
         self.annotators = build_annotators(self.schema)
 
     def process(self, page: ParsedPage) -> ExtractResult:
-        schema, thresholds = self.schema, self.schema.thresholds
+        return self.process_timed(page, None)
+
+    def process_timed(self, page: ParsedPage, timings: dict[str, float] | None) -> ExtractResult:
+        """`process`, adding each stage's seconds to `timings` (annotate, areas, records, align, output) when
+        given: what scripts/bench_amber.py reports."""
+        clock = _Clock(timings)
+        schema = self.schema
         candidates = annotate_page(page.body, self.annotators, schema)
+        clock.lap("annotate")
         pivots = [c.node for c in candidates if c.type == schema.pivot]
-        areas = identify_data_areas(pivots, thresholds.depth, thresholds.dist)
-        alignment = schema.alignment_thresholds()
-        found: list[tuple[list[etree._Element], dict[str, Aligned]]] = []
+        found = self._records(page.body, pivots, candidates, clock)
+        result = self._output(page, found)
+        clock.lap("output")
+        return result
+
+    def _records(self, body: etree._Element, pivots: list[etree._Element], candidates: list[Candidate],
+                 clock: _Clock) -> list[tuple[list[etree._Element], dict[str, Aligned]]]:
+        """Records (each a run of children of its data area) with their aligned attributes; `mode` picks
+        the full method or one of the ablations of models/amber/ablation.py."""
+        thresholds = self.schema.thresholds
+        if self.settings.mode == "amber":
+            areas = [(a.root, a.pivots) for a in identify_data_areas(pivots, thresholds.depth, thresholds.dist)]
+            clock.lap("areas")
+            segmented = [segment_records(root, area_pivots, self.settings.max_tree_nodes)
+                         for root, area_pivots in areas]
+        else:
+            from .ablation import ABLATIONS
+
+            segmented = ABLATIONS[self.settings.mode](body, pivots)
+            clock.lap("areas")
         claimed: set[etree._Element] = set()
-        for area in areas:
-            records = [r for r in segment_records(area.root, area.pivots, self.settings.max_tree_nodes)
-                       if not claimed.intersection(r)]
+        unique: list[list[list[etree._Element]]] = []
+        for records in segmented:
+            records = [r for r in records if not claimed.intersection(r)]
             claimed.update(n for r in records for n in r)
-            found += zip(records, align_records(records, candidates, alignment), strict=True)
+            unique.append(records)
+        clock.lap("records")
+        alignment = self.schema.alignment_thresholds()
+        found = [item for records in unique
+                 for item in zip(records, align_records(records, candidates, alignment), strict=True)]
+        clock.lap("align")
+        return found
+
+    def _output(self, page: ParsedPage, found: list[tuple[list[etree._Element], dict[str, Aligned]]]
+                ) -> ExtractResult:
+        schema = self.schema
         if not found:
             return ExtractResult(status="empty", schema=schema.name, error="no data area found")
         position = {e: i for i, e in enumerate(page.root.iter())}
@@ -148,6 +189,22 @@ class Amber(Extractor):
                            for name, a in attributes.items())
             out.append(Record(fields=fields, xpath=xpath))
         return ExtractResult(schema=schema.name, records=tuple(out))
+
+
+class _Clock:
+    """Adds the seconds since the last lap to `timings[stage]`; does nothing without `timings`."""
+
+    __slots__ = ("timings", "last")
+
+    def __init__(self, timings: dict[str, float] | None) -> None:
+        self.timings = timings
+        self.last = time.perf_counter() if timings is not None else 0.0
+
+    def lap(self, stage: str) -> None:
+        if self.timings is not None:
+            now = time.perf_counter()
+            self.timings[stage] = self.timings.get(stage, 0.0) + now - self.last
+            self.last = now
 
 
 def _value(aligned: Aligned, kind: str) -> str | None:
