@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-__all__ = ["DataArea", "identify_data_areas", "depth_of", "lca", "path_length"]
+__all__ = ["DataArea", "find_data_areas", "identify_data_areas", "depth_of", "lca", "path_length", "role_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,3 +120,42 @@ def identify_data_areas(pivots: Sequence[etree._Element], theta_depth: int = 1, 
             dist_lo, dist_hi = 1 << 30, -1
     close()
     return [DataArea(root, support[root]) for root in order]
+
+
+def role_of(node: etree._Element) -> tuple[str, ...]:
+    """The tags from the root down to the node: pivots of one role (the price of each record) share it,
+    a record's second price (a crossed-out one, a monthly rate, the shipping cost) usually does not."""
+    return tuple(a.tag for a in reversed([node, *node.iterancestors()]))
+
+
+def find_data_areas(pivots: Sequence[etree._Element], theta_depth: int = 1, theta_dist: int = 2,
+                    max_pairs: int = 16) -> list[DataArea]:
+    """Algorithm 2 over the pivots of each role separately, the areas merged by root.
+
+    Records with two prices (a price and a shipping cost, a price and a monthly rate) break Algorithm 2
+    on the mixed sequence: the pair inside a record is closer than the records are to each other, so
+    the clusters close at every record and each record becomes a data area of its own (tb-agoda,
+    autoscout24, half of tb-ebay-1). Per role, the prices of the records are evenly spaced again.
+
+    Returns:
+        The data areas, the best supported first (most pivots of one role, then document order); an area's
+        `pivots` are all the pivots below its root, of any role, for Algorithm 3's leading nodes.
+    """
+    seen: set[etree._Element] = set()
+    nodes = [n for n in pivots if not (n in seen or seen.add(n))]
+    roles: dict[tuple[str, ...], list[etree._Element]] = {}
+    for node in nodes:
+        roles.setdefault(role_of(node), []).append(node)
+    support: dict[etree._Element, int] = {}
+    for group in roles.values():
+        if len(group) >= 2:
+            for area in identify_data_areas(group, theta_depth, theta_dist, max_pairs):
+                support[area.root] = max(support.get(area.root, 0), len(area.pivots))
+    below: dict[etree._Element, list[etree._Element]] = {root: [] for root in support}
+    for node in nodes:
+        for ancestor in (node, *node.iterancestors()):
+            if ancestor in below:
+                below[ancestor].append(node)
+    position = {n: i for i, n in enumerate(nodes)}
+    order = sorted(support, key=lambda root: (-support[root], position[below[root][0]]))
+    return [DataArea(root, tuple(below[root])) for root in order]

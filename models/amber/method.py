@@ -4,7 +4,7 @@ the learning step of Algorithm 5 yet)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lxml import etree
@@ -12,20 +12,18 @@ from lxml import etree
 from pagesieve.settings import Settings
 
 from ..page import (
-    END,
     INVISIBLE_TAGS,
-    START,
     Extractor,
     ExtractResult,
     Field,
     ParsedPage,
     Record,
-    walk_tree,
+    text_nodes,
     xpaths_of,
 )
 from .alignment import Aligned, Candidate, align_records
-from .areas import identify_data_areas
-from .segmentation import segment_records
+from .areas import find_data_areas
+from .segmentation import content_letters, grid_rows, segment_records
 
 __all__ = ["Amber", "AmberSettings", "text_nodes"]
 
@@ -39,6 +37,7 @@ class AmberSettings(Settings):
 
     schema: str = "real_estate"       # a packaged domain (conf/amber/<name>.toml) or the path of one
     max_tree_nodes: int = 60         # elements of a record compared by the tree edit distance
+    min_letters: int = 4             # a record has at least this many letters besides its price (no menus)
     mode: str = "amber"              # amber | structure | annotations: the ablations of models/amber/ablation.py
 
     def __post_init__(self) -> None:
@@ -49,23 +48,6 @@ class AmberSettings(Settings):
         from .schema import load_schema
 
         load_schema(self.schema)          # a missing or bad domain file fails with the settings, on the driver
-
-
-def text_nodes(root: etree._Element) -> Iterator[tuple[etree._Element, str]]:
-    """(holder element, text) for every visible text node: an element's text, or a child's tail (held by
-    the parent), in document order."""
-    open_elements: list[etree._Element] = []
-    for kind, node, text in walk_tree(root, INVISIBLE_TAGS):
-        if kind == START:
-            open_elements.append(node)
-            if text and text.strip():
-                yield node, text
-        elif kind == END:
-            open_elements.pop()
-            if text and text.strip() and open_elements:
-                yield open_elements[-1], text
-        elif text and text.strip() and open_elements:      # SKIP or COMMENT: its tail is the parent's text
-            yield open_elements[-1], text
 
 
 # Attribute types no text annotator can mark: candidates come from the markup (an href, an image, a
@@ -150,10 +132,11 @@ class Amber(Extractor):
         the full method or one of the ablations of models/amber/ablation.py."""
         thresholds = self.schema.thresholds
         if self.settings.mode == "amber":
-            areas = [(a.root, a.pivots) for a in identify_data_areas(pivots, thresholds.depth, thresholds.dist)]
+            areas = [(a.root, a.pivots) for a in find_data_areas(pivots, thresholds.depth, thresholds.dist)]
             clock.lap("areas")
-            segmented = [segment_records(root, area_pivots, self.settings.max_tree_nodes)
-                         for root, area_pivots in areas]
+            segmented = [self._segment(root, area_pivots) for root, area_pivots in areas]
+            segmented = [records for records in segmented
+                         if _multi_attribute(records, pivots, self.settings.min_letters)]
         else:
             from .ablation import ABLATIONS
 
@@ -171,6 +154,16 @@ class Amber(Extractor):
                  for item in zip(records, align_records(records, candidates, alignment), strict=True)]
         clock.lap("align")
         return found
+
+    def _segment(self, root: etree._Element, pivots: Sequence[etree._Element]) -> list[list[etree._Element]]:
+        """Algorithm 3 on a data area; on a grid, again on each row, the rows' records joined (one area
+        for alignment, so that support counts over all of them)."""
+        records = segment_records(root, pivots, self.settings.max_tree_nodes)
+        rows = grid_rows(root, records, pivots, self.settings.min_letters)
+        if rows is None:
+            return records
+        return [record for row, row_pivots in rows
+                for record in segment_records(row, row_pivots, self.settings.max_tree_nodes)]
 
     def _output(self, page: ParsedPage, found: list[tuple[list[etree._Element], dict[str, Aligned]]]
                 ) -> ExtractResult:
@@ -205,6 +198,14 @@ class _Clock:
             now = time.perf_counter()
             self.timings[stage] = self.timings.get(stage, 0.0) + now - self.last
             self.last = now
+
+
+def _multi_attribute(records: Sequence[Sequence[etree._Element]], pivots: Sequence[etree._Element],
+                     min_letters: int) -> bool:
+    """Whether most records of an area carry text besides their pivots (R4: records are multi-attribute
+    objects; a price filter menu is as regular as a result list but holds nothing but prices)."""
+    rich = sum(content_letters(r, pivots, min_letters) >= min_letters for r in records)
+    return 2 * rich > len(records)
 
 
 def _value(aligned: Aligned, kind: str) -> str | None:

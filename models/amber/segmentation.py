@@ -21,7 +21,10 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-__all__ = ["segment_records", "leading_nodes", "is_empty", "irregularity"]
+from ..page import text_nodes
+from .areas import lca, role_of
+
+__all__ = ["segment_records", "leading_nodes", "is_empty", "irregularity", "content_letters", "grid_rows"]
 
 
 def is_empty(node: etree._Element) -> bool:
@@ -113,10 +116,67 @@ def segment_records(root: etree._Element, pivots: Sequence[etree._Element],
     best_score = float("inf")
     for shift in range(length):                                     # start candidates (Line 8)
         starts = [lead - shift for lead in kept]
-        if starts[0] < 0 or starts[-1] + length > len(children):
+        if starts[0] < 0:
             continue
+        # the last record may end early (a grid's last row without its trailing separator row)
         records = [children[s:s + length] for s in starts]
         score = irregularity(records, max_tree_nodes) if length > 1 else 0.0
         if score < best_score:
             best, best_score = records, score
     return best or []
+
+
+def content_letters(nodes: Sequence[etree._Element], pivots: Sequence[etree._Element], enough: int = 1 << 30) -> int:
+    """Letters in the visible text of `nodes` outside the pivots' subtrees (counting stops at `enough`).
+
+    A record is a multi-attribute object: a filter menu's "£500 - £1,000" or "500万円以上" has a price and
+    nothing else, and is not one.
+    """
+    inside = {e for p in pivots for e in p.iter()}
+    count = 0
+    for node in nodes:
+        for holder, text in text_nodes(node):
+            if holder not in inside:
+                count += sum(ch.isalpha() for ch in text)
+                if count >= enough:
+                    return count
+    return count
+
+
+def _top(node: etree._Element, root: etree._Element) -> etree._Element | None:
+    """The child of `root` that holds `node` (None when `node` is not below `root`)."""
+    for ancestor in (node, *node.iterancestors()):
+        if ancestor.getparent() is root:
+            return ancestor
+    return None
+
+
+def grid_rows(root: etree._Element, records: Sequence[Sequence[etree._Element]], pivots: Sequence[etree._Element],
+              min_letters: int = 4) -> list[tuple[etree._Element, list[etree._Element]]] | None:
+    """The rows of a grid, when the records Algorithm 3 found are rows rather than objects.
+
+    A grid (bestbuy's four products a row, IKEA's five a table row) puts the same-role pivots of a row
+    in one record, each in its own child of their common ancestor, and that child carries an object
+    (more text than its price). When most records look so, each row is returned as a data area of its
+    own (the ancestor, its pivots), to be segmented again; otherwise None.
+    """
+    record_of = {id(top): k for k, record in enumerate(records) for top in record}
+    inside: list[list[etree._Element]] = [[] for _ in records]
+    for pivot in pivots:
+        top = _top(pivot, root)
+        if top is not None and id(top) in record_of:
+            inside[record_of[id(top)]].append(pivot)
+    rows = []
+    for found in inside:
+        roles: dict[tuple[str, ...], list[etree._Element]] = {}
+        for pivot in found:
+            roles.setdefault(role_of(pivot), []).append(pivot)
+        same = max(roles.values(), key=len, default=[])
+        if len(same) < 2:
+            continue
+        row = lca(same)
+        cells = {id(c): c for c in (_top(p, row) for p in same) if c is not None}
+        if len(cells) == len(same) and all(content_letters([c], found, min_letters) >= min_letters
+                                          for c in cells.values()):
+            rows.append((row, [p for p in found if _top(p, row) is not None]))
+    return rows if rows and 2 * len(rows) >= len(records) else None

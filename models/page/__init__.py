@@ -16,6 +16,7 @@ from .dom import (
     join_paragraphs,
     page_title,
     tag_path,
+    text_nodes,
     visible_text,
     walk_tree,
     xpath_of,
@@ -53,7 +54,7 @@ from .runner import (
 
 __all__ = ["DecodedText", "decode_body", "looks_binary", "normalise_charset", "BLOCK_TAGS", "INVISIBLE_TAGS",
            "is_element", "iter_text_chunks", "join_paragraphs", "page_title", "tag_path", "visible_text", "xpath_of",
-           "xpaths_of", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree",
+           "xpaths_of", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "text_nodes",
            "DecodeError", "EmptyPageError", "NotHtmlError", "PageError", "ParseError", "one_line", "MAX_DEPTH",
            "GUARDS", "PageTimeout", "deadline", "GROUPINGS", "NEEDS", "Cleaner", "Extractor", "Method", "Segmenter",
            "ParsedPage", "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page",

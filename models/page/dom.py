@@ -137,6 +137,23 @@ def walk_tree(root: etree._Element, skip: frozenset[str] = frozenset()) -> Itera
             yield COMMENT, node, node.tail
 
 
+def text_nodes(root: etree._Element) -> Iterator[tuple[etree._Element, str]]:
+    """(holder element, text) for every visible text node: an element's text, or a child's tail (held by
+    the parent), in document order."""
+    open_elements: list[etree._Element] = []
+    for kind, node, text in walk_tree(root, INVISIBLE_TAGS):
+        if kind == START:
+            open_elements.append(node)
+            if text and text.strip():
+                yield node, text
+        elif kind == END:
+            open_elements.pop()
+            if text and text.strip() and open_elements:
+                yield open_elements[-1], text
+        elif text and text.strip() and open_elements:      # SKIP or COMMENT: its tail is the parent's text
+            yield open_elements[-1], text
+
+
 # Line breaks in the source are formatting, not paragraph breaks: only block elements break lines.
 _SOURCE_NEWLINES = str.maketrans({"\n": " ", "\r": " ", "\f": " ", "\v": " "})
 
