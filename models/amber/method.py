@@ -23,7 +23,8 @@ from ..page import (
 )
 from .alignment import Aligned, Candidate, align_records
 from .areas import find_data_areas
-from .segmentation import content_letters, grid_rows, segment_records
+from .segmentation import grid_rows, segment_records
+from .selection import result_areas
 
 __all__ = ["Amber", "AmberSettings", "text_nodes"]
 
@@ -38,6 +39,7 @@ class AmberSettings(Settings):
     schema: str = "real_estate"       # a packaged domain (conf/amber/<name>.toml) or the path of one
     max_tree_nodes: int = 60         # elements of a record compared by the tree edit distance
     min_letters: int = 4             # a record has at least this many letters besides its price (no menus)
+    min_content_ratio: float = 0.33  # an area's records carry this share of the main area's (models/amber/selection.py)
     mode: str = "amber"              # amber | structure | annotations: the ablations of models/amber/ablation.py
 
     def __post_init__(self) -> None:
@@ -135,8 +137,9 @@ class Amber(Extractor):
             areas = [(a.root, a.pivots) for a in find_data_areas(pivots, thresholds.depth, thresholds.dist)]
             clock.lap("areas")
             segmented = [self._segment(root, area_pivots) for root, area_pivots in areas]
-            segmented = [records for records in segmented
-                         if _multi_attribute(records, pivots, self.settings.min_letters)]
+            values = {c.node: c.value for c in candidates if c.type == self.schema.pivot}
+            segmented = result_areas(segmented, pivots, values, self.settings.min_letters,
+                                     self.settings.min_content_ratio)
         else:
             from .ablation import ABLATIONS
 
@@ -162,8 +165,10 @@ class Amber(Extractor):
         rows = grid_rows(root, records, pivots, self.settings.min_letters)
         if rows is None:
             return records
-        return [record for row, row_pivots in rows
-                for record in segment_records(row, row_pivots, self.settings.max_tree_nodes)]
+        out = []
+        for record, (row, row_pivots) in zip(records, rows, strict=True):
+            out += [record] if row is None else segment_records(row, row_pivots, self.settings.max_tree_nodes)
+        return out
 
     def _output(self, page: ParsedPage, found: list[tuple[list[etree._Element], dict[str, Aligned]]]
                 ) -> ExtractResult:
@@ -198,14 +203,6 @@ class _Clock:
             now = time.perf_counter()
             self.timings[stage] = self.timings.get(stage, 0.0) + now - self.last
             self.last = now
-
-
-def _multi_attribute(records: Sequence[Sequence[etree._Element]], pivots: Sequence[etree._Element],
-                     min_letters: int) -> bool:
-    """Whether most records of an area carry text besides their pivots (R4: records are multi-attribute
-    objects; a price filter menu is as regular as a result list but holds nothing but prices)."""
-    rich = sum(content_letters(r, pivots, min_letters) >= min_letters for r in records)
-    return 2 * rich > len(records)
 
 
 def _value(aligned: Aligned, kind: str) -> str | None:

@@ -21,23 +21,26 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-from ..page import text_nodes
+from ..page import INVISIBLE_TAGS, text_nodes
 from .areas import lca, role_of
 
 __all__ = ["segment_records", "leading_nodes", "is_empty", "irregularity", "content_letters", "grid_rows"]
 
 
+# Elements that show something without text: a child holding one is content, not a separator.
+_SHOWING = frozenset({"img", "picture", "svg", "video", "iframe", "input", "select", "textarea", "button", "canvas"})
+
+
 def is_empty(node: etree._Element) -> bool:
-    """A child with no text and no attributes anywhere below it (`<br>`, an empty `<div>`): a separator."""
-    if not isinstance(node.tag, str):
+    """A child that shows nothing: no visible text and no image or form control below it (`<br>`, an
+    empty `<div>`, an ad slot that scripts would fill: autoscout24 puts one between some records and not
+    others, which made Algorithm 3's record length 2 and lost the records that follow one another)."""
+    if not isinstance(node.tag, str) or node.tag in INVISIBLE_TAGS:
         return True
     for element in node.iter():
-        if not isinstance(element.tag, str):
-            continue
-        if element.attrib or (element.text and element.text.strip()) or (
-                element is not node and element.tail and element.tail.strip()):
+        if isinstance(element.tag, str) and element.tag in _SHOWING:
             return False
-    return True
+    return not any(text.strip() for _, text in text_nodes(node))
 
 
 def leading_nodes(root: etree._Element, children: Sequence[etree._Element],
@@ -152,13 +155,14 @@ def _top(node: etree._Element, root: etree._Element) -> etree._Element | None:
 
 
 def grid_rows(root: etree._Element, records: Sequence[Sequence[etree._Element]], pivots: Sequence[etree._Element],
-              min_letters: int = 4) -> list[tuple[etree._Element, list[etree._Element]]] | None:
+              min_letters: int = 4) -> list[tuple[etree._Element | None, list[etree._Element]]] | None:
     """The rows of a grid, when the records Algorithm 3 found are rows rather than objects.
 
     A grid (bestbuy's four products a row, IKEA's five a table row) puts the same-role pivots of a row
     in one record, each in its own child of their common ancestor, and that child carries an object
-    (more text than its price). When most records look so, each row is returned as a data area of its
-    own (the ancestor, its pivots), to be segmented again; otherwise None.
+    (more text than its price). When at least half of the records look so, one (row, its pivots) per
+    record is returned, the row to be segmented again as a data area of its own, or None as the row of a
+    record that is not a row and stays whole; otherwise None.
     """
     record_of = {id(top): k for k, record in enumerate(records) for top in record}
     inside: list[list[etree._Element]] = [[] for _ in records]
@@ -166,17 +170,21 @@ def grid_rows(root: etree._Element, records: Sequence[Sequence[etree._Element]],
         top = _top(pivot, root)
         if top is not None and id(top) in record_of:
             inside[record_of[id(top)]].append(pivot)
-    rows = []
+    rows: list[tuple[etree._Element | None, list[etree._Element]]] = []
     for found in inside:
         roles: dict[tuple[str, ...], list[etree._Element]] = {}
         for pivot in found:
             roles.setdefault(role_of(pivot), []).append(pivot)
         same = max(roles.values(), key=len, default=[])
         if len(same) < 2:
+            rows.append((None, found))
             continue
         row = lca(same)
         cells = {id(c): c for c in (_top(p, row) for p in same) if c is not None}
-        if len(cells) == len(same) and all(content_letters([c], found, min_letters) >= min_letters
-                                          for c in cells.values()):
+        if len(cells) >= 2 and all(content_letters([c], found, min_letters) >= min_letters
+                                   for c in cells.values()):
             rows.append((row, [p for p in found if _top(p, row) is not None]))
-    return rows if rows and 2 * len(rows) >= len(records) else None
+            continue
+        rows.append((None, found))
+    grid = sum(row is not None for row, _ in rows)
+    return rows if grid and 2 * grid >= len(records) else None
