@@ -58,3 +58,26 @@ def test_real_listing_pages_it_gets_right(page_id, shared_data):
     result = build_method("amber", {"schema": schema}, kind="extractor").process(parse_page(page.html))
     score = score_records(result.records, page, views=record_views(result.records, page.html))
     assert (score.records.precision, score.records.recall) == (1.0, 1.0)
+
+
+def _listing(n: int, prefix: str = "Semi-detached house with garden in") -> str:
+    return "".join(f'<li><h2><a href="/p/{i}">{prefix} Oxford {i}</a></h2><p class="price">£{i + 2}50,000</p>'
+                   f'<p>Oxford OX{i} 1AB, {i} bedrooms, close to schools and shops</p></li>' for i in range(1, n + 1))
+
+
+def test_menus_banners_and_carousels_around_the_results_are_not_records(amber):
+    menu = "".join(f'<li><a href="?max={i}">£{i}00,000</a></li>' for i in range(1, 8))          # prices only
+    banner = "".join(f'<li><a href="/c/{i}">Category {i} with many homes</a> <i>FREE survey on £250</i></li>'
+                     for i in range(5))                                                     # one price, repeated
+    carousel = "".join(f'<li><a href="/r/{i}">Flat</a> <b>£{i}10,000</b></li>' for i in range(1, 7))  # teasers
+    page = (f'<html><body><ul id="menu">{menu}</ul><ul id="nav">{banner}</ul><ul id="results">{_listing(8)}</ul>'
+            f'<div><h3>You may also like</h3><ul id="similar">{carousel}</ul></div></body></html>')
+    result = amber.process(parse_page(page.encode()))
+    assert [r.xpath for r in result.records] == [f"/html/body/ul[3]/li[{i}]" for i in range(1, 9)]
+
+
+def test_featured_records_as_rich_as_the_results_stay(amber):
+    page = (f'<html><body><ul id="featured">{_listing(3, "Featured: detached house in")}</ul>'
+            f'<p>All results</p><ul id="results">{_listing(8)}</ul></body></html>')
+    result = amber.process(parse_page(page.encode()))
+    assert len(result.records) == 11

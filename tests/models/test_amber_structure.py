@@ -6,8 +6,8 @@ from __future__ import annotations
 from lxml import etree
 
 from pagesieve.models.amber.alignment import Candidate, align_records, tag_paths
-from pagesieve.models.amber.areas import identify_data_areas
-from pagesieve.models.amber.segmentation import segment_records
+from pagesieve.models.amber.areas import find_data_areas, identify_data_areas
+from pagesieve.models.amber.segmentation import grid_rows, is_empty, segment_records
 
 
 def tree(html: str) -> etree._Element:
@@ -54,13 +54,14 @@ def test_one_record_per_item_and_a_second_price_in_a_record_stays_in_it():
 
 
 def test_records_spanning_several_children_are_found_by_their_leading_space():
-    # the paper's Figure 7: a title row, a price row, a detail row and a separator per record, plus noise
-    rows = "".join(f'<h3>House {i}</h3><div><i class="price">£{i}00,000</i></div><p>{i} bedrooms</p><hr class="x"/>'
-                   for i in range(1, 5))
+    # the paper's Figure 7: a title row, a price row, a detail row and a link row per record, plus noise; the
+    # separators show nothing and are not part of the records
+    rows = "".join(f'<h3>House {i}</h3><div><i class="price">£{i}00,000</i></div><p>{i} bedrooms</p>'
+                   f'<p><a href="/{i}">details</a></p><hr class="x"/>' for i in range(1, 5))
     root = tree(f'<html><body><section id="d"><p>Sort by price</p>{rows}<p>page 2</p></section></body></html>')
     area = identify_data_areas(by_class(root, "price"))[0]
     records = segment_records(area.root, area.pivots)
-    assert [[n.tag for n in r] for r in records] == [["h3", "div", "p", "hr"]] * 4
+    assert [[n.tag for n in r] for r in records] == [["h3", "div", "p", "p"]] * 4
     assert [r[0].text for r in records] == ["House 1", "House 2", "House 3", "House 4"]
 
 
@@ -105,3 +106,52 @@ def test_a_100000_item_list_is_handled_without_recursion():
     area = identify_data_areas(items)[0]
     assert area.root is body and len(area.pivots) == 100_000
     assert len(segment_records(area.root, area.pivots)) == 100_000
+
+
+def test_records_with_two_prices_each_are_one_data_area_per_role():
+    # a price and a shipping cost in every record (eBay): per role the records' prices are evenly spaced, and
+    # the area's pivots are both roles' (for the leading nodes)
+    items = "".join(f'<li><h3>Item {i}</h3><ul><li><span>£{i}.99</span></li><li>+ <span><span>£{i}.50</span>'
+                    f'</span> postage</li></ul></li>' for i in range(1, 6))
+    root = tree(f'<html><body><ul id="results">{items}</ul></body></html>')
+    pivots = [e for e in root.iter("span") if e.text and e.text.startswith("£")]
+    areas = find_data_areas(pivots)
+    assert [a.root.get("id") for a in areas] == ["results"] and len(areas[0].pivots) == 10
+    records = segment_records(areas[0].root, areas[0].pivots)
+    assert [r[0].find("h3").text for r in records] == [f"Item {i}" for i in range(1, 6)]
+
+
+def test_grid_rows_are_segmented_again_into_their_cells():
+    cells = [f'<div class="cell"><b>${i}.99</b><a href="/{i}">Product number {i}</a></div>' for i in range(12)]
+    rows = "".join(f'<div class="row">{"".join(cells[k:k + 4])}</div>' for k in range(0, 12, 4))
+    root = tree(f'<html><body><div id="grid">{rows}</div></body></html>')
+    pivots = list(root.iter("b"))
+    area = find_data_areas(pivots)[0]
+    records = segment_records(area.root, area.pivots)
+    assert [[n.get("class") for n in r] for r in records] == [["row"]] * 3       # Algorithm 3 alone: the rows
+    split = grid_rows(area.root, records, area.pivots)
+    assert split is not None and [len(p) for _, p in split] == [4, 4, 4]
+    cells_found = [r for row, p in split for r in segment_records(row, p)]
+    assert [r[0].find("a").text for r in cells_found] == [f"Product number {i}" for i in range(12)]
+
+
+def test_a_row_of_price_ranges_is_not_a_grid():
+    items = "".join(f'<li><p><span>£{i}00</span> - <span>£{i}50</span></p><p>Flat in town {i}</p></li>'
+                    for i in range(1, 5))
+    root = tree(f'<html><body><ul id="r">{items}</ul></body></html>')
+    pivots = list(root.iter("span"))
+    area = find_data_areas(pivots)[0]
+    records = segment_records(area.root, area.pivots)
+    assert len(records) == 4 and grid_rows(area.root, records, area.pivots) is None
+
+
+def test_ad_slots_between_some_records_are_not_part_of_them():
+    # autoscout24: an empty ad slot after some records only; counted, it made the record length 2
+    arts = [f'<article><h2>Car {i}</h2><p><i>€ {i}4.990</i></p></article>' for i in range(6)]
+    slot = '<div class="AdBanner"><div class="slot"></div></div>'
+    body = arts[0] + slot + arts[1] + arts[2] + slot + arts[3] + slot + arts[4] + arts[5]
+    root = tree(f'<html><body><main id="m">{body}</main></body></html>')
+    area = find_data_areas(list(root.iter("i")))[0]
+    records = segment_records(area.root, area.pivots)
+    assert [r[0].find("h2").text for r in records] == [f"Car {i}" for i in range(6)]
+    assert is_empty(root.find(".//div")) and not is_empty(tree('<div><img src="x.png"/></div>'))
