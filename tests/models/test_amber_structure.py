@@ -155,3 +155,16 @@ def test_ad_slots_between_some_records_are_not_part_of_them():
     records = segment_records(area.root, area.pivots)
     assert [r[0].find("h2").text for r in records] == [f"Car {i}" for i in range(6)]
     assert is_empty(root.find(".//div")) and not is_empty(tree('<div><img src="x.png"/></div>'))
+
+
+def test_records_without_a_price_between_priced_ones_of_the_same_kind_are_records():
+    # indeed: a salary on a third of the jobs; the jobs are one kind of child (div.row.result)
+    salary = {1: "$17 an hour", 4: "$40,000 a year", 6: "$52,000 a year", 9: "$21 an hour"}
+    jobs = "".join(f'<div class="row result{" lastRow" if i == 9 else ""}"><h2><a href="/j/{i}">Job {i}</a></h2>'
+                   f'<span>Company {i} - Edmonton</span>{f"<i>{salary[i]}</i>" if i in salary else ""}</div>'
+                   for i in range(10))
+    root = tree(f'<html><body><div id="c"><div class="top">Jobs 1 to 10</div>{jobs}'
+                f'<div class="sponsored ad"><h2><a href="/ad">Sponsored job</a></h2><i>$99 a day</i></div></div></body></html>')
+    area = find_data_areas(list(root.iter("i")))[0]
+    records = segment_records(area.root, area.pivots)
+    assert [r[0].find("h2/a").text for r in records] == [f"Job {i}" for i in range(10)] + ["Sponsored job"]
