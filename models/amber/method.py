@@ -62,12 +62,16 @@ SHORT_TEXT = 60
 
 def annotate_page(root: etree._Element, annotators, schema) -> list[Candidate]:
     """ann(ρ, n, v) over a page: every text node, then short elements as a whole for the types their text
-    nodes missed, then the structural candidates of STRUCTURAL; in document order of the nodes."""
+    nodes missed, then the structural candidates of STRUCTURAL; in document order of the nodes. Text that is
+    crossed out (`<s>`, `<del>`, `<strike>`: the old price before the current one) is no current value and is
+    not annotated."""
     from .annotators import annotate
 
     found: list[Candidate] = []
     marked: dict[etree._Element, set[str]] = {}
     for holder, text in text_nodes(root):
+        if _struck(holder):
+            continue
         for a in annotate(text, annotators):
             found.append(Candidate(holder, a.type, text[a.start:a.end].strip()))
             marked.setdefault(holder, set()).add(a.type)
@@ -75,7 +79,7 @@ def annotate_page(root: etree._Element, annotators, schema) -> list[Candidate]:
         if not isinstance(element.tag, str) or element.tag in INVISIBLE_TAGS or len(element) == 0:
             continue
         text = " ".join("".join(element.itertext()).split())
-        if not text or len(text) > SHORT_TEXT:
+        if not text or len(text) > SHORT_TEXT or _struck(element) or any(e.tag in STRUCK for e in element.iter()):
             continue
         below = set().union(*(marked.get(e, set()) for e in element.iter()))
         for a in annotate(text, annotators):
@@ -84,17 +88,52 @@ def annotate_page(root: etree._Element, annotators, schema) -> list[Candidate]:
                 marked.setdefault(element, set()).add(a.type)
     kinds = {name: STRUCTURAL[name] for name in schema.attributes if name in STRUCTURAL}
     if kinds:
-        for element in root.iter("a", "img", "h1", "h2", "h3", "h4", "h5", "h6"):
+        for element in root.iter():
+            if not isinstance(element.tag, str):
+                continue
             for name, kind in kinds.items():
                 if kind == "link" and element.tag == "a" and element.get("href"):
                     found.append(Candidate(element, name, element.get("href")))
                 elif kind == "image" and element.tag == "img" and element.get("src"):
                     found.append(Candidate(element, name, element.get("src")))
-                elif kind == "title" and element.tag != "img":
-                    text = " ".join("".join(element.itertext()).split())
-                    if len(text) >= 10 and (element.tag != "a" or len(text.split()) >= 3):
-                        found.append(Candidate(element, name, text))
+                elif kind == "title" and (text := _title_text(element)):
+                    found.append(Candidate(element, name, text))
     return found
+
+
+STRUCK = frozenset({"s", "del", "strike"})
+# Block elements: a link or a named element holding one is a card, not a title.
+_BLOCKS = frozenset({"div", "p", "ul", "ol", "li", "table", "figure", "figcaption", "section", "article", "header",
+                     "footer", "dl", "h1", "h2", "h3", "h4", "h5", "h6"})
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _struck(node: etree._Element) -> bool:
+    return node.tag in STRUCK or any(a.tag in STRUCK for a in node.iterancestors(*STRUCK))
+
+
+def _title_text(element: etree._Element) -> str | None:
+    """The text of a title candidate: a heading, a link of three words or more, or an element that names
+    itself a title or a name (class or itemprop), holding no block of its own; None for anything else."""
+    tag = element.tag
+    if tag in _HEADINGS:
+        pass
+    elif tag == "a" or _named_title(element):
+        if any(e.tag in _BLOCKS for e in element.iterdescendants()):
+            return None
+    else:
+        return None
+    text = " ".join("".join(element.itertext()).split())
+    if tag == "a" and not _named_title(element):
+        return text if len(text) >= 10 and len(text.split()) >= 3 else None
+    return text if 3 <= len(text) <= 300 else None
+
+
+def _named_title(element: etree._Element) -> bool:
+    if element.get("itemprop") in ("name", "headline"):
+        return True
+    classes = (element.get("class") or "").lower()
+    return any(word in classes for word in ("title", "name", "heading"))
 
 
 class Amber(Extractor):

@@ -188,8 +188,9 @@ def test_register_annotator_makes_a_name_usable_in_a_schema(tmp_path):
 def test_each_shipped_domain_loads_with_the_papers_thresholds():
     assert packaged_schemas() == ["products", "real_estate", "used_cars"]
     expected = {"real_estate": {"price", "location", "postcode", "bedrooms", "bathrooms", "property_type",
-                                "detail_link"},
-                "used_cars": {"price", "make", "model", "mileage", "fuel", "transmission", "year", "location"},
+                                "detail_link", "title"},
+                "used_cars": {"price", "make", "model", "mileage", "fuel", "transmission", "year", "location",
+                              "title"},
                 "products": {"price", "title", "link", "image", "rating"}}
     for name, attributes in expected.items():
         schema = load_schema(name)

@@ -81,3 +81,16 @@ def test_featured_records_as_rich_as_the_results_stay(amber):
             f'<p>All results</p><ul id="results">{_listing(8)}</ul></body></html>')
     result = amber.process(parse_page(page.encode()))
     assert len(result.records) == 11
+
+
+def test_a_crossed_out_price_before_the_price_is_not_the_price_and_the_title_is_the_named_element():
+    # groupon: the whole card is one link; the old price comes first, crossed out
+    cards = "".join(f'<figure><a href="/d/{i}"><img src="/i/{i}.jpg"/><figcaption><p class="deal-title">Deal number '
+                    f'{i} for two</p><div class="price"><s>C${i}9</s> <span>C${i}.99</span></div></figcaption></a>'
+                    f'</figure>' for i in range(1, 6))
+    page = f'<html><body><div id="deals">{cards}</div></body></html>'
+    amber = build_method("amber", {"schema": "products"}, kind="extractor")
+    fields = [{f.name: f.value for f in r.fields} for r in amber.process(parse_page(page.encode())).records]
+    assert [f["price"] for f in fields] == [f"C${i}.99" for i in range(1, 6)]
+    assert [f["title"] for f in fields] == [f"Deal number {i} for two" for i in range(1, 6)]
+    assert [f["link"] for f in fields] == [f"/d/{i}" for i in range(1, 6)]

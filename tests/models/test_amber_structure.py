@@ -164,7 +164,8 @@ def test_records_without_a_price_between_priced_ones_of_the_same_kind_are_record
                    f'<span>Company {i} - Edmonton</span>{f"<i>{salary[i]}</i>" if i in salary else ""}</div>'
                    for i in range(10))
     root = tree(f'<html><body><div id="c"><div class="top">Jobs 1 to 10</div>{jobs}'
-                f'<div class="sponsored ad"><h2><a href="/ad">Sponsored job</a></h2><i>$99 a day</i></div></div></body></html>')
+                f'<div class="sponsored ad"><h2><a href="/ad">Sponsored job</a></h2><i>$99 a day</i></div>'
+                '</div></body></html>')
     area = find_data_areas(list(root.iter("i")))[0]
     records = segment_records(area.root, area.pivots)
     assert [r[0].find("h2/a").text for r in records] == [f"Job {i}" for i in range(10)] + ["Sponsored job"]
