@@ -69,15 +69,17 @@ def annotate_page(root: etree._Element, annotators, schema) -> list[Candidate]:
 
     found: list[Candidate] = []
     marked: dict[etree._Element, set[str]] = {}
+    seen: dict[str, list] = {}          # a third of a listing page's texts repeat ("Compare", "Save", "kr")
     for holder, text in text_nodes(root):
         if _struck(holder):
             continue
-        for a in annotate(text, annotators):
+        annotations = seen.get(text)
+        if annotations is None:
+            annotations = seen[text] = annotate(text, annotators)
+        for a in annotations:
             found.append(Candidate(holder, a.type, text[a.start:a.end].strip()))
             marked.setdefault(holder, set()).add(a.type)
-    for element in root.iter():
-        if not isinstance(element.tag, str) or element.tag in INVISIBLE_TAGS or len(element) == 0:
-            continue
+    for element in _short_elements(root):
         text = " ".join("".join(element.itertext()).split())
         if not text or len(text) > SHORT_TEXT or _struck(element) or any(e.tag in STRUCK for e in element.iter()):
             continue
@@ -106,6 +108,22 @@ STRUCK = frozenset({"s", "del", "strike"})
 _BLOCKS = frozenset({"div", "p", "ul", "ol", "li", "table", "figure", "figcaption", "section", "article", "header",
                      "footer", "dl", "h1", "h2", "h3", "h4", "h5", "h6"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def _short_elements(root: etree._Element) -> list[etree._Element]:
+    """Visible elements with children whose text has at most SHORT_TEXT non-blank characters, in document
+    order: one bottom-up pass, where joining every element's text would cost the page size times its depth."""
+    elements = [e for e in root.iter() if isinstance(e.tag, str)]
+    solid: dict[etree._Element, int] = {}
+    for element in reversed(elements):             # every descendant comes before its ancestor
+        if element.tag in INVISIBLE_TAGS:
+            solid[element] = 0
+            continue
+        n = len("".join(element.text.split())) if element.text else 0
+        for child in element:
+            n += solid.get(child, 0) + (len("".join(child.tail.split())) if child.tail else 0)
+        solid[element] = n
+    return [e for e in elements if len(e) and e.tag not in INVISIBLE_TAGS and 0 < solid[e] <= SHORT_TEXT]
 
 
 def _struck(node: etree._Element) -> bool:

@@ -117,20 +117,30 @@ def segment_records(root: etree._Element, pivots: Sequence[etree._Element],
     for lead in leads[1:]:                                          # too close to the previous one (6-7)
         if lead - kept[-1] >= length:
             kept.append(lead)
-    best: list[list[etree._Element]] | None = None
-    best_score = float("inf")
+    candidates = []
     for shift in range(length):                                     # start candidates (Line 8)
         starts = [lead - shift for lead in kept]
-        if starts[0] < 0:
-            continue
-        # the last record may end early (a grid's last row without its trailing separator row)
-        records = [children[s:s + length] for s in starts]
-        score = irregularity(records, max_tree_nodes) if length > 1 else 0.0
-        if score < best_score:
-            best, best_score = records, score
+        if starts[0] >= 0:
+            # the last record may end early (a grid's last row without its trailing separator row)
+            candidates.append([children[s:s + length] for s in starts])
+    if len(candidates) > 1:
+        # the tree edit distance only decides between the shifts whose records' children repeat one
+        # sequence of tags and classes most often (usually one: then no distance is computed at all)
+        off = [_off_template(records) for records in candidates]
+        candidates = [records for records, n in zip(candidates, off, strict=True) if n == min(off)]
+    best: list[list[etree._Element]] | None = candidates[0] if candidates else None
+    if len(candidates) > 1:
+        scores = [irregularity(records, max_tree_nodes) for records in candidates]
+        best = candidates[scores.index(min(scores))]
     if best and length == 1:
         best = _with_unpriced(children, best)
     return best or []
+
+
+def _off_template(records: Sequence[Sequence[etree._Element]]) -> int:
+    """Records whose children's (tag, class) sequence is not the most common one."""
+    shapes = Counter(tuple((c.tag, c.get("class")) for c in record) for record in records)
+    return len(records) - shapes.most_common(1)[0][1]
 
 
 def _classes(node: etree._Element) -> frozenset[str]:
