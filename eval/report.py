@@ -15,7 +15,7 @@ from typing import Any
 from .harness import PageScore
 from .metrics import aeb_aggregate, aggregate, block_counts_scores
 
-__all__ = ["summarise", "write_report"]
+__all__ = ["speed_summary", "summarise", "write_report"]
 
 
 def _speed(ms: Sequence[float]) -> dict[str, float]:
@@ -23,6 +23,9 @@ def _speed(ms: Sequence[float]) -> dict[str, float]:
     p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
     return {"pages_per_s": round(len(ordered) / (sum(ordered) / 1000), 1) if sum(ordered) else 0.0,
             "median_ms": round(statistics.median(ordered), 2), "p99_ms": round(p99, 2)}
+
+
+speed_summary = _speed   # pages/s, median and p99 ms of per-page times; the listing report uses it too
 
 
 def summarise(scores: Sequence[PageScore], memory: dict[str, dict] | None = None) -> dict[str, dict[str, Any]]:

@@ -7,6 +7,15 @@ Writes `report/report.md` and `report.json` (one table per dataset), `scores.csv
 every page) and PNG plots. Runs in one Python process, not on Spark: speed is compared on one
 core with the methods interleaved, which a cluster would blur. A method that cannot be built
 (unknown name, missing optional package) is skipped with its reason in the report.
+
+Extractors on the listing pages with record ground truth (`eval/listings_report.py`): record and
+attribute P/R/F1 per domain and overall, the same report files, a plot of the per-page record F1:
+
+    pagesieve evaluate --listings [DIR] --methods amber --out report/
+    pagesieve evaluate --listings --ablation --out report/     # amber, amber:structure, amber:annotations
+
+`NAME:MODE` runs a method with its `mode` setting (AMBER's ablations, models/amber/ablation.py). DIR
+defaults to ../shared/data/listings.
 """
 
 from __future__ import annotations
@@ -42,16 +51,25 @@ def memory_probe(method: str, dataset: str, split: str | None, limit: int, setti
 def main(argv: list[str] | None = None) -> int:
     from pagesieve.eval import dataset_name, iter_gold_pages
     from pagesieve.eval.harness import build_methods, evaluate_pages
+    from pagesieve.eval.listings_report import DEFAULT_LISTINGS
     from pagesieve.eval.report import write_report
 
     ap = argparse.ArgumentParser(prog="pagesieve evaluate", description=__doc__.splitlines()[0])
-    ap.add_argument("--dataset", action="append", required=True, metavar="DIR_OR_JSONL",
+    ap.add_argument("--dataset", action="append", default=None, metavar="DIR_OR_JSONL",
                     help="input/ + gold/ folder (../shared/data layout or your own), or a JSONL of {url, html, text}")
-    ap.add_argument("--methods", default="cnr,trafilatura,resiliparse", help="comma-separated method names")
+    ap.add_argument("--listings", nargs="?", const=str(DEFAULT_LISTINGS), default=None, metavar="DIR",
+                    help="score extractors on listing pages with record truth (pages/ + truth/; default "
+                         "../shared/data/listings) instead of cleaners on --dataset")
+    ap.add_argument("--methods", default=None,
+                    help="comma-separated method names (default cnr,trafilatura,resiliparse; amber with --listings); "
+                         "NAME:MODE sets the method's mode (amber:structure)")
+    ap.add_argument("--ablation", action="store_true",
+                    help="with --listings: amber, amber:structure and amber:annotations side by side")
     ap.add_argument("--out", required=True, help="report folder")
     ap.add_argument("--split", default=None, help="use splits/NAME.txt of each dataset that has it")
     ap.add_argument("--limit", type=int, default=0, help="first N pages of each dataset (0 = all)")
-    ap.add_argument("--warmup", type=int, default=20, help="pages run untimed through every method first")
+    ap.add_argument("--warmup", type=int, default=None,
+                    help="pages run untimed through every method first (default 20; 2 with --listings)")
     ap.add_argument("--memory-pages", type=int, default=200, help="pages for the per-method memory probe")
     ap.add_argument("--no-memory", action="store_true", help="skip the memory probes")
     ap.add_argument("--no-plots", action="store_true")
@@ -61,7 +79,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", action="append", default=[], metavar="METHOD.KEY=VALUE", help="method settings")
     ap.add_argument("--config", default=None, metavar="FILE", help="TOML file with [method] sections")
     args = ap.parse_args(argv)
-    names = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if args.listings is not None:
+        if args.dataset:
+            raise ConfigError("--listings and --dataset: give one (records and text are scored apart)")
+        return main_listings(args)
+    if not args.dataset:
+        raise ConfigError("--dataset or --listings is required")
+    if args.ablation:
+        raise ConfigError("--ablation: only with --listings")
+    args.warmup = 20 if args.warmup is None else args.warmup
+    names = [m.strip() for m in (args.methods or "cnr,trafilatura,resiliparse").split(",") if m.strip()]
     config = load_config(args, names, kind="cleaner")
     for path in args.dataset:
         if "://" not in path and not os.path.exists(path):
@@ -88,6 +115,46 @@ def main(argv: list[str] | None = None) -> int:
                         config={"methods": names, "datasets": args.dataset, "split": args.split, "limit": args.limit,
                                 "warmup": args.warmup, "cpu": args.cpu, "blocks": args.blocks,
                                 "settings": {n: config.method_overrides(n) for n in methods}})
+    print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
+    print(f"report: {args.out}/report.md, {len(data['files'])} files", file=sys.stderr)
+    return 0
+
+
+def main_listings(args: argparse.Namespace) -> int:
+    """`evaluate --listings`: extractors on the listing pages, scored by `eval/listings.py`, written by
+    `eval/listings_report.py`."""
+    from pagesieve.eval.listings import read_listings
+    from pagesieve.eval.listings_report import (
+        ABLATION_METHODS,
+        ListingMethods,
+        evaluate_listings,
+        schema_for,
+        split_spec,
+        write_listings_report,
+    )
+
+    specs = [m.strip() for m in (args.methods or ("" if args.ablation else "amber")).split(",") if m.strip()]
+    if args.ablation:
+        specs = list(dict.fromkeys([*ABLATION_METHODS, *specs]))
+    names = list(dict.fromkeys(split_spec(s)[0] for s in specs))
+    config = load_config(args, names, kind="extractor")
+    if "://" in args.listings or not os.path.isdir(args.listings):
+        raise ConfigError(f"--listings {args.listings}: no such folder")
+    check_output(args.out)
+    pages = read_listings(args.listings)
+    if args.limit:
+        pages = pages[: args.limit]
+    methods = ListingMethods(specs, [schema_for(p.domain) for p in pages],
+                             {n: config.method_overrides(n) for n in names})
+    if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {args.cpu})  # "pages/s on one core" must mean one core
+    warmup = 2 if args.warmup is None else args.warmup
+    log.info("listings: %d pages, methods %s", len(pages), ", ".join(specs))
+    scores = evaluate_listings(pages, methods, warmup=warmup)
+    data = write_listings_report(scores, args.out, plots=not args.no_plots,
+                                 config={"methods": specs, "listings": args.listings, "limit": args.limit,
+                                         "warmup": warmup, "cpu": args.cpu,
+                                         "settings": {n: config.method_overrides(n) for n in names}})
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     print(f"report: {args.out}/report.md, {len(data['files'])} files", file=sys.stderr)
     return 0
