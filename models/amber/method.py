@@ -41,6 +41,7 @@ class AmberSettings(Settings):
     min_letters: int = 4             # a record has at least this many letters besides its price (no menus)
     min_content_ratio: float = 0.33  # an area's records carry this share of the main area's (models/amber/selection.py)
     mode: str = "amber"              # amber | structure | annotations: the ablations of models/amber/ablation.py
+    learned: str = ""                # learned-gazetteers file (models/amber/learning.py); "" = shipped gazetteers only
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -49,7 +50,11 @@ class AmberSettings(Settings):
             raise ValueError(f"max_tree_nodes must be >= 1, got {self.max_tree_nodes}")
         from .schema import load_schema
 
-        load_schema(self.schema)          # a missing or bad domain file fails with the settings, on the driver
+        schema = load_schema(self.schema)  # a missing or bad domain file fails with the settings, on the driver
+        if self.learned:
+            from .learning import load_learned
+
+            load_learned(self.learned, schema)  # so does a bad learned-gazetteers file
 
 
 # Attribute types no text annotator can mark: candidates come from the markup (an href, an image, a
@@ -168,6 +173,10 @@ class Amber(Extractor):
         self.settings = settings or AmberSettings.load()
         self.schema = load_schema(self.settings.schema)
         self.annotators = build_annotators(self.schema)
+        if self.settings.learned:         # Algorithm 5's terms added to / dropped from the shipped gazetteers
+            from .learning import learned_annotators
+
+            self.annotators = learned_annotators(self.schema, self.settings.learned)
 
     def process(self, page: ParsedPage) -> ExtractResult:
         return self.process_timed(page, None)
