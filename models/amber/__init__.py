@@ -9,8 +9,9 @@ Domain knowledge, as data and checked on load:
     years, mileages, ratings) and gazetteers (conf/amber/gazetteers/), pluggable through a registry.
 
 The structure steps (data areas, Algorithm 2; records, Algorithm 3; attribute alignment, Algorithm 4) live in
-`areas`, `segmentation` and `alignment`; `Amber` (registered as "amber") runs them (Algorithm 1, without the
-learning step of Algorithm 5 yet).
+`areas`, `segmentation` and `alignment`; `Amber` (registered as "amber") runs them (Algorithm 1). The learning
+step of Algorithm 5 (section 4) is `learning`: evidence per page, a learned-gazetteers file that
+`AmberSettings.learned` applies over the shipped gazetteers, and `learn_pages` for rounds over many pages.
 """
 
 from .annotators import (
@@ -30,10 +31,12 @@ from .annotators import (
     load_gazetteer,
     register_annotator,
 )
+from .learning import Evidence, LearnedGazetteers, learn_pages, load_learned, page_evidence, save_learned
 from .method import Amber, AmberSettings, annotate_page, text_nodes
 from .schema import AmberThresholds, AttributeSpec, DomainSchema, load_schema, packaged_schemas
 
 __all__ = ["Amber", "AmberSettings", "annotate_page", "text_nodes", "Annotation", "Annotator", "RegexAnnotator",
            "PriceAnnotator", "PostcodeAnnotator", "CountAnnotator", "YearAnnotator", "MileageAnnotator",
            "RatingAnnotator", "GazetteerAnnotator", "ANNOTATORS", "register_annotator", "build_annotators", "annotate",
-           "load_gazetteer", "AttributeSpec", "AmberThresholds", "DomainSchema", "load_schema", "packaged_schemas"]
+           "load_gazetteer", "AttributeSpec", "AmberThresholds", "DomainSchema", "load_schema", "packaged_schemas",
+           "Evidence", "LearnedGazetteers", "learn_pages", "load_learned", "page_evidence", "save_learned"]
