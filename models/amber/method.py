@@ -128,7 +128,17 @@ def _short_elements(root: etree._Element) -> list[etree._Element]:
         for child in element:
             n += solid.get(child, 0) + (len("".join(child.tail.split())) if child.tail else 0)
         solid[element] = n
-    return [e for e in elements if len(e) and e.tag not in INVISIBLE_TAGS and 0 < solid[e] <= SHORT_TEXT]
+    return [e for e in elements if len(e) and e.tag not in INVISIBLE_TAGS and 0 < solid[e] <= SHORT_TEXT
+            and not _wrapper(e)]
+
+
+def _wrapper(element: etree._Element) -> bool:
+    """An element whose text is all its one child's: annotated as that child already (a chain of 100,000
+    such wrappers would otherwise be annotated 100,000 times, each over the whole chain below it)."""
+    if element.text and element.text.strip():
+        return False
+    children = [c for c in element if isinstance(c.tag, str)]
+    return len(children) == 1 and not any(c.tail and c.tail.strip() for c in element)
 
 
 def _struck(node: etree._Element) -> bool:
@@ -243,12 +253,14 @@ class Amber(Extractor):
             return ExtractResult(status="empty", schema=schema.name, error="no data area found")
         position = {e: i for i, e in enumerate(page.root.iter())}
         found.sort(key=lambda item: position.get(item[0][0], 0))
-        record_xpaths = xpaths_of([r[0] for r, _ in found])
+        # one call for every XPath of the page: each call numbers the children of the parents it meets, and
+        # a call per record would number a 50,000-item list 50,000 times
+        nodes = [r[0] for r, _ in found] + [a.node for _, attributes in found for a in attributes.values()]
+        xpaths = iter(xpaths_of(nodes))
+        record_xpaths = [next(xpaths) for _ in found]
         out = []
         for (_, attributes), xpath in zip(found, record_xpaths, strict=True):
-            nodes = [a.node for a in attributes.values()]
-            field_xpaths = dict(zip(attributes, xpaths_of(nodes), strict=True)) if nodes else {}
-            fields = tuple(Field(name, _value(a, STRUCTURAL.get(name, "text")), field_xpaths[name], a.origin,
+            fields = tuple(Field(name, _value(a, STRUCTURAL.get(name, "text")), next(xpaths), a.origin,
                                  round(a.support, 4))
                            for name, a in attributes.items())
             out.append(Record(fields=fields, xpath=xpath))

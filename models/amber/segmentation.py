@@ -24,7 +24,8 @@ from lxml import etree
 from ..page import INVISIBLE_TAGS, text_nodes
 from .areas import lca, role_of
 
-__all__ = ["segment_records", "leading_nodes", "is_empty", "irregularity", "content_letters", "grid_rows"]
+__all__ = ["segment_records", "leading_nodes", "is_empty", "irregularity", "content_letters", "pivot_subtrees",
+           "grid_rows"]
 
 
 # Elements that show something without text: a child holding one is content, not a separator.
@@ -185,13 +186,18 @@ def _with_unpriced(children: Sequence[etree._Element], records: list[list[etree.
     return out
 
 
-def content_letters(nodes: Sequence[etree._Element], pivots: Sequence[etree._Element], enough: int = 1 << 30) -> int:
-    """Letters in the visible text of `nodes` outside the pivots' subtrees (counting stops at `enough`).
+def pivot_subtrees(pivots: Sequence[etree._Element]) -> set[etree._Element]:
+    """The pivots and everything below them: what `content_letters` leaves out."""
+    return {e for p in pivots for e in p.iter()}
+
+
+def content_letters(nodes: Sequence[etree._Element], inside: set[etree._Element], enough: int = 1 << 30) -> int:
+    """Letters in the visible text of `nodes` outside `inside` (`pivot_subtrees` of the pivots; counting
+    stops at `enough`).
 
     A record is a multi-attribute object: a filter menu's "£500 - £1,000" or "500万円以上" has a price and
     nothing else, and is not one.
     """
-    inside = {e for p in pivots for e in p.iter()}
     count = 0
     for node in nodes:
         for holder, text in text_nodes(node):
@@ -237,7 +243,8 @@ def grid_rows(root: etree._Element, records: Sequence[Sequence[etree._Element]],
             continue
         row = lca(same)
         cells = {id(c): c for c in (_top(p, row) for p in same) if c is not None}
-        if len(cells) >= 2 and all(content_letters([c], found, min_letters) >= min_letters
+        inside = pivot_subtrees(found)
+        if len(cells) >= 2 and all(content_letters([c], inside, min_letters) >= min_letters
                                    for c in cells.values()):
             rows.append((row, [p for p in found if _top(p, row) is not None]))
             continue

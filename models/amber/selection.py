@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from lxml import etree
 
-from .segmentation import content_letters
+from .segmentation import content_letters, pivot_subtrees
 
 __all__ = ["result_areas"]
 
@@ -40,8 +40,9 @@ def result_areas(areas: Sequence[Records], pivots: Sequence[etree._Element], val
         min_content_ratio: an area's median letters per record, relative to the largest area's.
     """
     content = []
+    inside = pivot_subtrees(pivots)
     for records in areas:
-        letters = [content_letters(r, pivots) for r in records]
+        letters = [content_letters(r, inside) for r in records]
         rich = sum(n >= min_letters for n in letters)
         if not records or 2 * rich <= len(records):
             continue                                                  # multi-attribute

@@ -94,3 +94,18 @@ def test_a_crossed_out_price_before_the_price_is_not_the_price_and_the_title_is_
     assert [f["price"] for f in fields] == [f"C${i}.99" for i in range(1, 6)]
     assert [f["title"] for f in fields] == [f"Deal number {i} for two" for i in range(1, 6)]
     assert [f["link"] for f in fields] == [f"/d/{i}" for i in range(1, 6)]
+
+
+@pytest.mark.slow
+def test_huge_pages_finish_or_time_out_and_never_crash(amber):
+    deep = b"<html><body>" + b"<div>" * 100_000 + "<p>£250,000 flat in Oxford</p>".encode() + b"</div>" * 100_000
+    items = b"<html><body><ul>" + b"".join(
+        f"<li><a href='/p/{i}'>Flat {i} in Oxford with garden</a><b>£{100 + i % 800},000</b></li>".encode()
+        for i in range(50_000)) + b"</ul></body></html>"
+    big = b"<html><body>" + b"".join(f"<p>Paragraph {i} of a long page, {i % 7} bedrooms, £{i},000</p>".encode()
+                                     for i in range(400_000)) + b"</body></html>"
+    assert len(big) > 20_000_000
+    outcomes = run_pages(amber, [PageInput(deep), PageInput(items)], timeout_s=120)
+    assert [o.result.status for o in outcomes] == ["empty", "ok"]
+    assert len(outcomes[1].result.records) == 50_000
+    assert run_pages(amber, [PageInput(big)], timeout_s=2)[0].result.status == "timeout"
