@@ -40,14 +40,14 @@ def result_areas(areas: Sequence[Records], pivots: Sequence[etree._Element], val
         min_content_ratio: an area's median letters per record, relative to the largest area's.
     """
     content = []
-    inside = pivot_subtrees(pivots)
+    inside = pivot_subtrees(pivots)                 # what content_letters leaves out
     for records in areas:
         letters = [content_letters(r, inside) for r in records]
         rich = sum(n >= min_letters for n in letters)
         if not records or 2 * rich <= len(records):
             continue                                                  # multi-attribute
-        inside = {e for r in records for top in r for e in top.iter()}
-        prices = {values[p] for p in pivots if p in inside}
+        in_area = {e for r in records for top in r for e in top.iter()}
+        prices = {values[p] for p in pivots if p in in_area}
         if len(records) >= 3 and len(prices) == 1:
             continue                                                  # varied
         content.append((records, statistics.median(letters)))
