@@ -15,7 +15,7 @@ COMMANDS = {
     "extract": ("pagesieve.jobs.extract", "pages -> records (structured extraction)"),
     "export": ("pagesieve.jobs.export", "documents -> Pyserini JSONL / Parquet; records -> JSONL / Parquet"),
     "show-record": ("pagesieve.jobs.show_record", "print the archive record at ARCHIVE OFFSET (provenance)"),
-    "evaluate": ("pagesieve.jobs.evaluate", "score methods against gold text, and time them (one process)"),
+    "evaluate": ("pagesieve.jobs.evaluate", "score methods on gold text or listing records, and time them"),
 }
 
 USAGE = "usage: pagesieve COMMAND [options]   (pagesieve COMMAND --help for its options)\n\ncommands:\n" + "\n".join(
