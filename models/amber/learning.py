@@ -69,23 +69,40 @@ _SEPARATORS = re.compile(r"\s*(?:[,;|/()\[\]•·:\n\u2013\u2014]|\s-\s)\s*")
 # A term: letters first, then letters, spaces, hyphens, apostrophes and dots; no digit (street numbers,
 # flat numbers and postcodes are no gazetteer terms).
 _TERM = re.compile(r"[^\W\d_][^\W\d_'’.\- ]*(?:[ '’.\-]+[^\W\d_]+)*\.?")
+# Lower-case words allowed inside a name ("Newcastle upon Tyne", "Clacton on Sea", "Le Touquet"), never first.
+_CONNECTORS = frozenset({"upon", "on", "under", "by", "the", "in", "of", "de", "la", "le", "les", "du", "des", "am",
+                         "an", "der", "sur", "en", "y"})
 MAX_TERM_WORDS = 4          # longer components are sentences of a description, not names
 MAX_TERM_CHARS = 40
 PURE_SHARE = 0.5            # share of a type's annotated nodes on a page that must be pure values to learn from it
 
 
-def components(text: str, cut: Sequence[tuple[int, int]] = ()) -> list[str]:
-    """The candidate terms of an attribute node's text: the spans in `cut` (what other annotators marked,
-    a postcode or a price) blanked, the rest split at separators, each part kept if it is a plausible term
-    (letters, at most MAX_TERM_WORDS words, no digit). Order kept, duplicates removed."""
+def components(text: str, cut: Sequence[tuple[int, int]] = (), own: Sequence[tuple[int, int]] = ()) -> list[str]:
+    """The candidate new terms of an attribute node's text (Algorithm 5's `components`, lines 2-3).
+
+    The text is split at separators; the spans in `cut` (what other annotators marked: a postcode, a price)
+    act as separators too ("Manchester M20" gives Manchester), while a component holding a span of `own`
+    (a term the type's gazetteer knows) gives no new term: what is left of "60 London Road" or "Bude and
+    Didcot" once the known term is out is no name. A term is kept if it is a plausible name: letters, at
+    most MAX_TERM_WORDS words, no digit, no word starting in lower case but connectors inside the name. The
+    paper keeps "ground-floor" and "apartment" and lets later noise evidence drop them; on generated pages
+    such fragments ("upon Tyne", "and Didcot") were a third of the terms learned in a round, so we stop them
+    here. Order kept, duplicates removed.
+    """
     chars = list(text)
+    for start, end in own:
+        chars[start:end] = ["\x00"] * (end - start)
     for start, end in cut:
         chars[start:end] = [","] * (end - start)
     out: dict[str, None] = {}
     for part in _SEPARATORS.split("".join(chars)):
+        if "\x00" in part:
+            continue
         part = " ".join(part.split()).strip(" .-'’")
-        if (len(part) >= 2 and len(part) <= MAX_TERM_CHARS and len(part.split()) <= MAX_TERM_WORDS
-                and _TERM.fullmatch(part)):
+        words = part.split()
+        if (2 <= len(part) <= MAX_TERM_CHARS and len(words) <= MAX_TERM_WORDS and _TERM.fullmatch(part)
+                and not words[0][0].islower() and not words[-1][0].islower()
+                and all(not w[0].islower() or w in _CONNECTORS for w in words)):
             out.setdefault(part, None)
     return list(out)
 
@@ -227,13 +244,16 @@ def _node_terms(node: etree._Element, annotators: Sequence[Any], gazetteer: Gaze
     that no annotator marked."""
     text = " ".join("".join(node.itertext()).split())
     cut: list[tuple[int, int]] = []
+    own: list[tuple[int, int]] = []
     validated = []
     for annotator in annotators:
         for a in annotator.annotate(text):
-            cut.append((a.start, a.end))
             if annotator is gazetteer:
                 validated.append(a.value)
-    return validated, components(text, cut)
+                own.append((a.start, a.end))
+            else:
+                cut.append((a.start, a.end))
+    return validated, components(text, cut, own)
 
 
 # ------------------------------------------------------------------------------------------ the state
