@@ -92,7 +92,7 @@ def learning_curve(pages: list[GeneratedPage], parsed: list[ParsedPage], held_ou
         known = {term_key(t) for t in state.terms(amber.schema)["location"]}
         evidence = Evidence()
         score = run_pass(amber, pages, parsed, known, evidence)
-        report = state.update(evidence, amber.schema)
+        report = state.update(evidence, amber.schema, replace=True)
         save_learned(state, learned)
         added, dropped = report.added.get("location", ()), report.dropped.get("location", ())
         loc = score.location

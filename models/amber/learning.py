@@ -74,6 +74,7 @@ _CONNECTORS = frozenset({"upon", "on", "under", "by", "the", "in", "of", "de", "
                          "an", "der", "sur", "en", "y"})
 MAX_TERM_WORDS = 4          # longer components are sentences of a description, not names
 MAX_TERM_CHARS = 40
+MIN_NOISE = 2              # noise evidence below this never drops a term (LearnedGazetteers.update)
 PURE_SHARE = 0.5            # share of a type's annotated nodes on a page that must be pure values to learn from it
 
 
@@ -81,24 +82,26 @@ def components(text: str, cut: Sequence[tuple[int, int]] = (), own: Sequence[tup
     """The candidate new terms of an attribute node's text (Algorithm 5's `components`, lines 2-3).
 
     The text is split at separators; the spans in `cut` (what other annotators marked: a postcode, a price)
-    act as separators too ("Manchester M20" gives Manchester), while a component holding a span of `own`
-    (a term the type's gazetteer knows) gives no new term: what is left of "60 London Road" or "Bude and
-    Didcot" once the known term is out is no name. A term is kept if it is a plausible name: letters, at
-    most MAX_TERM_WORDS words, no digit, no word starting in lower case but connectors inside the name. The
-    paper keeps "ground-floor" and "apartment" and lets later noise evidence drop them; on generated pages
-    such fragments ("upon Tyne", "and Didcot") were a third of the terms learned in a round, so we stop them
+    are cut off a component's ends ("Manchester M20" gives Manchester; one in the middle leaves no term),
+    while a component holding a span of `own` (a term the type's gazetteer knows) gives no new term: what is
+    left of "60 London Road" or "Bude and Didcot" once the known term is out is no name. A term is kept if
+    it is a plausible name: letters, at most MAX_TERM_WORDS words, no digit, no word starting in lower case
+    but connectors inside the name. The paper keeps "ground-floor" and "apartment" and lets later noise
+    evidence drop them; on generated pages such fragments ("upon Tyne", "and Didcot") were a third of the
+    terms learned in a round, so we stop them
     here. Order kept, duplicates removed.
     """
     chars = list(text)
     for start, end in own:
         chars[start:end] = ["\x00"] * (end - start)
     for start, end in cut:
-        chars[start:end] = [","] * (end - start)
+        chars[start:end] = ["\x01"] * (end - start)
     out: dict[str, None] = {}
     for part in _SEPARATORS.split("".join(chars)):
-        if "\x00" in part:
-            continue
-        part = " ".join(part.split()).strip(" .-'’")
+        pieces = [p for p in part.split("\x01") if p.strip()]
+        if "\x00" in part or len(pieces) != 1:
+            continue            # a known term inside, or another type's value in the middle ("An [apartment] with")
+        part = " ".join(pieces[0].split()).strip(" .-'’")
         words = part.split()
         if (2 <= len(part) <= MAX_TERM_CHARS and len(words) <= MAX_TERM_WORDS and _TERM.fullmatch(part)
                 and not words[0][0].islower() and not words[-1][0].islower()
@@ -152,6 +155,20 @@ class Evidence:
                 merged[form] = merged.get(form, 0) + n
         self.pages += other.pages
         return self
+
+    def overlay(self, other: Evidence) -> Evidence:
+        """This evidence with every term `other` has evidence for taken from `other` instead (a new object):
+        a dropped term, no longer annotated, keeps the evidence that dropped it."""
+        out = Evidence(dict(self.genuine), dict(self.noise), {k: dict(v) for k, v in self.forms.items()},
+                       other.pages)
+        for key in set(other.genuine) | set(other.noise) | set(other.forms):
+            for mine, theirs in ((out.genuine, other.genuine), (out.noise, other.noise)):
+                if key in theirs:
+                    mine[key] = theirs[key]
+                else:
+                    mine.pop(key, None)
+            out.forms[key] = dict(other.forms.get(key, {}))
+        return out
 
     def form(self, key: Key) -> str:
         """The term as written most often (ties: the first in sorted order), so the choice is deterministic."""
@@ -297,12 +314,24 @@ class LearnedGazetteers:
             out[t] = tuple(terms) + tuple(x for x in self.added.get(t, ()) if term_key(x) not in taken | have)
         return out
 
-    def update(self, evidence: Evidence, schema: DomainSchema) -> RoundReport:
+    def update(self, evidence: Evidence, schema: DomainSchema, *, replace: bool = False,
+               min_noise: int = MIN_NOISE) -> RoundReport:
         """One learning round (Algorithm 5, lines 5-11): sum `evidence` into the state, then add every term
         with genuine evidence not known for a disjoint type, and drop every term whose noise evidence is over
-        Θlearn times its genuine evidence. Types are taken in schema order, terms in key order."""
+        Θlearn times its genuine evidence and at least `min_noise`. Types are taken in schema order, terms in
+        key order.
+
+        Args:
+            evidence: the new pages' evidence (merged over pages).
+            schema: the domain; Θlearn is its `thresholds.learn`.
+            replace: the evidence replaces the state's, term by term, instead of adding to it: upfront
+                learning re-reads the same pages each round, and counting a page once per round would let
+                the early rounds' worse gazetteers weigh as much as the last.
+            min_noise: the least noise evidence that drops a term ("given enough evidence to support the
+                correction", section 4): a place named once in an agent's header is no reason to forget it.
+        """
         theta = schema.thresholds.learn
-        self.evidence = self.evidence.merge(evidence)
+        self.evidence = self.evidence.overlay(evidence) if replace else self.evidence.merge(evidence)
         self.rounds += 1
         current = self.terms(schema)
         keys = {t: {term_key(x) for x in xs} for t, xs in current.items()}
@@ -314,7 +343,7 @@ class LearnedGazetteers:
                 continue
             genuine, noise = ev.genuine.get((type_, key), 0), ev.noise.get((type_, key), 0)
             gone = {term_key(x) for x in self.dropped.get(type_, ())}
-            if noise > theta * genuine:
+            if noise > theta * genuine and noise >= min_noise:
                 if key in keys[type_]:
                     term = ev.form((type_, key))
                     self.added.get(type_, {}).pop(_find(self.added.get(type_, {}), key), None)
@@ -482,7 +511,7 @@ def learn_pages(pages: Iterable[ParsedPage] | Sequence[ParsedPage], learned: str
         evidence = Evidence()
         for page in pages:
             evidence += page_evidence(amber, page)
-        report = state.update(evidence, amber.schema)
+        report = state.update(evidence, amber.schema, replace=True)
         save_learned(state, learned)
         reports.append(report)
         if stop_when_stable and not report.changed:
