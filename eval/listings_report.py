@@ -18,12 +18,9 @@ of the per-page record F1, the same set of files `eval/report.py` writes for gol
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import logging
-import platform
-import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,7 +32,7 @@ from pagesieve.models.registry import METHODS, build_method, resolve, settings_c
 from pagesieve.settings import ConfigError
 
 from .listings import OVERALL, Counts, ListingPage, RecordScores, aggregate_scores, record_views, score_records
-from .report import speed_summary
+from .report import run_meta, speed_summary, write_csv
 
 __all__ = ["DEFAULT_LISTINGS", "SCHEMAS", "ABLATION_METHODS", "ListingScore", "ListingMethods", "schema_for",
            "split_spec", "evaluate_listings", "summarise_listings", "write_listings_report"]
@@ -281,12 +278,8 @@ def write_listings_report(scores: Sequence[ListingScore], out: str | Path, *, co
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = summarise_listings(scores)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{platform.machine()} {platform.node()}",
-            "python": platform.python_version()}
-    with open(out / "scores.csv", "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(scores[0].row()) if scores else ["method"])
-        writer.writeheader()
-        writer.writerows(s.row() for s in scores)
+    meta = run_meta()
+    write_csv(out / "scores.csv", [s.row() for s in scores], "method")
     files = ["report.json", "report.md", "scores.csv"]
     if plots and scores:
         files.append(_plot(scores, list(summary), out))

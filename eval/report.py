@@ -28,6 +28,20 @@ def _speed(ms: Sequence[float]) -> dict[str, float]:
 speed_summary = _speed   # pages/s, median and p99 ms of per-page times; the listing report uses it too
 
 
+def run_meta(**extra: Any) -> dict[str, Any]:
+    """What every report says about the run: date, machine, Python, and `extra`."""
+    return {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{platform.machine()} {platform.node()}",
+            "python": platform.python_version(), **extra}
+
+
+def write_csv(path: Path, rows: Sequence[dict[str, Any]], first_column: str) -> None:
+    """One row per dict (the first one's keys as the header; `first_column` alone when there is none)."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else [first_column])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
 def summarise(scores: Sequence[PageScore], memory: dict[str, dict] | None = None) -> dict[str, dict[str, Any]]:
     """{dataset: {method: figures}} from the page scores (and memory probes, by method)."""
     groups: dict[tuple[str, str], list[PageScore]] = defaultdict(list)
@@ -132,12 +146,8 @@ def write_report(scores: Sequence[PageScore], out: str | Path, *, skipped: dict[
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = summarise(scores, memory)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": f"{platform.machine()} {platform.node()}",
-            "python": platform.python_version(), "warmup": (config or {}).get("warmup")}
-    with open(out / "scores.csv", "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(scores[0].row()) if scores else ["dataset"])
-        writer.writeheader()
-        writer.writerows(s.row() for s in scores)
+    meta = run_meta(warmup=(config or {}).get("warmup"))
+    write_csv(out / "scores.csv", [s.row() for s in scores], "dataset")
     files = ["report.json", "report.md", "scores.csv"]
     if plots and scores:
         files += _plots(scores, summary, out)
