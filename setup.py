@@ -26,7 +26,8 @@ setup(
     package_dir=package_dir,
     packages=packages,
     package_data={"pagesieve.conf": ["*.toml", "*.json", "*.txt", "*.properties", "*.sh",
-                                     "amber/*.toml", "amber/gazetteers/*.txt"],     # AMBER domains, gazetteers
+                                     "amber/*.toml", "amber/gazetteers/*.txt",      # AMBER domains, gazetteers
+                                     "splits/*/*.txt"],                             # benchmark train/test ids
                   # the stopword list and the trained models (scripts/train_web2text.py)
                   "pagesieve.models.web2text": ["*.txt", "weights/*.npz", "weights/*.json"]},
     install_requires=[

@@ -21,6 +21,8 @@ import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib import resources
+from importlib.abc import Traversable
 from pathlib import Path
 
 __all__ = [
@@ -175,11 +177,10 @@ def _read_jsonl(root: Path) -> tuple[list[GoldPage], list[str]]:
 def _folder_ids(root: Path, layout: str, split: str | None) -> tuple[list[str], list[str]]:
     """(ids with gold, ids skipped because their gold file is missing)."""
     if split is not None:
-        split_file = root / "splits" / f"{split}.txt"
-        if not split_file.is_file():
-            known = sorted(p.stem for p in (root / "splits").glob("*.txt"))
-            raise ValueError(f"{root}: no split {split!r} (splits/ has: {', '.join(known) or 'none'})")
-        ids = split_file.read_text("utf-8").split()
+        splits = split_files(root)
+        if split not in splits:
+            raise ValueError(f"{root}: no split {split!r} (known: {', '.join(sorted(splits)) or 'none'})")
+        ids = splits[split].read_text("utf-8").split()
     else:
         ids = _page_order([p.stem for p in (root / "input").glob("*.html")])
     gold_dir = root / ("gold-annotated" if layout == "annotated" else "gold")
@@ -188,6 +189,17 @@ def _folder_ids(root: Path, layout: str, split: str | None) -> tuple[list[str], 
     for i in ids:
         (have if (gold_dir / f"{i}.txt").is_file() else missing).append(i)
     return have, missing
+
+
+def split_files(root: Path) -> dict[str, Traversable | Path]:
+    """Split name -> file of ids: the data folder's own `splits/*.txt`, then the project's fixed splits of
+    that dataset (`conf/splits/<name>/*.txt`, written by scripts/make_splits.py; the data folder is read-only)."""
+    found: dict[str, Traversable | Path] = {}
+    project = resources.files("pagesieve.conf").joinpath("splits", root.resolve().name)
+    if project.is_dir():
+        found.update({f.name[:-4]: f for f in project.iterdir() if f.name.endswith(".txt")})
+    found.update({p.stem: p for p in (root / "splits").glob("*.txt")})
+    return found
 
 
 def _warn_skipped(root: Path, skipped: list[str]) -> None:
@@ -262,7 +274,7 @@ def describe_dataset(path: str | Path) -> dict:
 
     Returns:
         {"name", "path", "layout", "pages" (with gold), "skipped" (number of pages without gold),
-        "skipped_ids", "splits" (names in `splits/`, sorted; [] for JSONL)}.
+        "skipped_ids", "splits" (names of `split_files`, sorted; [] for JSONL)}.
 
     Raises:
         ValueError: as `iter_gold_pages`.
@@ -274,7 +286,7 @@ def describe_dataset(path: str | Path) -> dict:
         n, splits = len(pages), []
     else:
         ids, skipped = _folder_ids(root, layout, None)
-        n, splits = len(ids), sorted(p.stem for p in (root / "splits").glob("*.txt"))
+        n, splits = len(ids), sorted(split_files(root))
     return {
         "name": dataset_name(root),
         "path": str(root),

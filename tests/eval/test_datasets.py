@@ -52,7 +52,8 @@ def test_cleaneval_pages_and_splits():
 @needs_data
 def test_scrapinghub_pages():
     info = describe_dataset(SCRAPINGHUB)
-    assert (info["name"], info["layout"], info["pages"], info["splits"]) == ("scrapinghub", "shared", 24, [])
+    assert (info["name"], info["layout"], info["pages"], info["splits"]) == ("scrapinghub", "shared", 24,
+                                                                             ["test", "train"])
     pages = list(iter_gold_pages(SCRAPINGHUB))
     assert len(pages) == 24
     assert all(len(p.page_id) == 64 and p.url and p.url.startswith("http") for p in pages)
@@ -214,3 +215,15 @@ def test_dataset_name(tmp_path):
     assert dataset_name(f"{CLEANEVAL}/") == "cleaneval"
     assert dataset_name(tmp_path / "sub" / "pages.jsonl") == "pages"
     assert dataset_name(tmp_path) == tmp_path.name
+
+
+@needs_data
+def test_the_projects_fixed_splits_cover_each_pool_once():
+    """conf/splits (scripts/make_splits.py): train and test are disjoint and together every page with gold."""
+    for pool, test_size in (("l3s-gn1", 126), ("dragnet", 142), ("readability", 28), ("google-trends-2017", 34),
+                            ("scrapinghub", 5)):
+        root = CLEANEVAL.parent / pool
+        train = {p.page_id for p in iter_gold_pages(root, "train")}
+        test = {p.page_id for p in iter_gold_pages(root, "test")}
+        assert len(test) == test_size and not train & test
+        assert train | test == {p.page_id for p in iter_gold_pages(root)}
