@@ -33,7 +33,7 @@ __all__ = [
     "decode_utf8_cp1252",
     "dataset_name",
     "describe_dataset",
-]
+"split_files"]
 
 log = logging.getLogger(__name__)
 

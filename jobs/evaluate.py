@@ -50,6 +50,7 @@ def memory_probe(method: str, dataset: str, split: str | None, limit: int, setti
 
 def main(argv: list[str] | None = None) -> int:
     from pagesieve.eval import dataset_name, iter_gold_pages
+    from pagesieve.eval.datasets import split_files
     from pagesieve.eval.harness import build_methods, evaluate_pages
     from pagesieve.eval.listings_report import DEFAULT_LISTINGS
     from pagesieve.eval.report import write_report
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     scores, memory = [], {}
     for path in args.dataset:
         name = dataset_name(path)
-        split = args.split if args.split and (Path(path) / "splits" / f"{args.split}.txt").exists() else None
+        split = args.split if args.split and args.split in split_files(Path(path)) else None
         pages = list(iter_gold_pages(path, split))
         if args.limit:
             pages = pages[: args.limit]

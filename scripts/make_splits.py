@@ -4,8 +4,8 @@ A method is scored on the test part of every pool and never trained or tuned on 
 quality). Where a pool ships its own split we keep it (Dragnet's train/test lists, BoilerNet's
 train/dev/test for Google Trends 2017); otherwise a page is in the test part when the SHA-256 of
 "<pool>:<id>" falls in the first TEST_SHARE of the hash space, so a page never changes side when pages are
-added. CleanEval keeps the Web2Text paper's splits (they live in the data folder). Rerunning the script writes
-byte-identical files.
+added. CleanEval keeps the Web2Text paper's split (test = its web2text_test, train = web2text_train and
+web2text_validation, as the data folder's splits/ lists them). Rerunning the script writes byte-identical files.
 
     .venv/bin/python scripts/make_splits.py [--data ../shared/data]
 """
@@ -23,7 +23,7 @@ OUT = ROOT / "conf" / "splits"
 TEST_SHARE = 0.3
 # pool -> the meta.jsonl key of the pool's own split, and which of its values are test
 OWN_SPLITS = {"dragnet": ("dragnet_split", {"test"}), "google-trends-2017": ("boilernet_split", {"test"})}
-POOLS = ("l3s-gn1", "dragnet", "readability", "google-trends-2017", "scrapinghub")
+POOLS = ("cleaneval", "l3s-gn1", "dragnet", "readability", "google-trends-2017", "scrapinghub")
 
 
 def in_test(pool: str, page_id: str) -> bool:
@@ -34,6 +34,11 @@ def in_test(pool: str, page_id: str) -> bool:
 def split_pool(folder: Path) -> dict[str, list[str]]:
     """{"train": ids, "test": ids} of one pool, ids sorted (pages without gold are left out)."""
     pool = folder.name
+    if pool == "cleaneval":
+        def listed(name: str) -> list[str]:
+            return (folder / "splits" / f"{name}.txt").read_text("utf-8").split()
+        return {"train": sorted(listed("web2text_train") + listed("web2text_validation")),
+                "test": sorted(listed("web2text_test"))}
     rows = [json.loads(line) for line in (folder / "meta.jsonl").read_text("utf-8").splitlines() if line.strip()]
     ids = [str(r["id"]) for r in rows if (folder / "gold" / f"{r['id']}.txt").is_file()]
     if pool in OWN_SPLITS:
