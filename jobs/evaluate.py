@@ -67,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ablation", action="store_true",
                     help="with --listings: amber, amber:structure and amber:annotations side by side")
     ap.add_argument("--out", required=True, help="report folder")
-    ap.add_argument("--split", default=None, help="use splits/NAME.txt of each dataset that has it")
+    ap.add_argument("--split", default=None,
+                    help="the split NAME of each dataset that has it (its splits/NAME.txt or "
+                         "conf/splits/<dataset>/NAME.txt; test = the held-out part of the six benchmarks)")
     ap.add_argument("--limit", type=int, default=0, help="first N pages of each dataset (0 = all)")
     ap.add_argument("--warmup", type=int, default=None,
                     help="pages run untimed through every method first (default 20; 2 with --listings)")

@@ -1,11 +1,13 @@
-"""Write the fixed train/test splits of the text benchmarks into conf/splits/<pool>/{train,test}.txt.
+"""Write the fixed splits of the text benchmarks into conf/splits/<pool>/{train,fit,validation,test}.txt.
 
 A method is scored on the test part of every pool and never trained or tuned on it (issue: main-text
 quality). Where a pool ships its own split we keep it (Dragnet's train/test lists, BoilerNet's
 train/dev/test for Google Trends 2017); otherwise a page is in the test part when the SHA-256 of
 "<pool>:<id>" falls in the first TEST_SHARE of the hash space, so a page never changes side when pages are
-added. CleanEval keeps the Web2Text paper's split (test = its web2text_test, train = web2text_train and
-web2text_validation, as the data folder's splits/ lists them). Rerunning the script writes byte-identical files.
+added. The train part is cut again the same way into `fit` and `validation` (VALIDATION_SHARE of it), for
+training with early stopping that never looks at `test`. CleanEval keeps the Web2Text paper's split (test =
+its web2text_test, train = web2text_train and web2text_validation, as the data folder's splits/ lists them;
+its fit/validation are those two). Rerunning the script writes byte-identical files.
 
     .venv/bin/python scripts/make_splits.py [--data ../shared/data]
 """
@@ -21,14 +23,19 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 OUT = ROOT / "conf" / "splits"
 TEST_SHARE = 0.3
+VALIDATION_SHARE = 0.2
 # pool -> the meta.jsonl key of the pool's own split, and which of its values are test
 OWN_SPLITS = {"dragnet": ("dragnet_split", {"test"}), "google-trends-2017": ("boilernet_split", {"test"})}
 POOLS = ("cleaneval", "l3s-gn1", "dragnet", "readability", "google-trends-2017", "scrapinghub")
 
 
+def _below(key: str, share: float) -> bool:
+    digest = hashlib.sha256(key.encode()).digest()
+    return int.from_bytes(digest[:8], "big") < share * 2 ** 64
+
+
 def in_test(pool: str, page_id: str) -> bool:
-    digest = hashlib.sha256(f"{pool}:{page_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") < TEST_SHARE * 2 ** 64
+    return _below(f"{pool}:{page_id}", TEST_SHARE)
 
 
 def split_pool(folder: Path) -> dict[str, list[str]]:
@@ -38,6 +45,7 @@ def split_pool(folder: Path) -> dict[str, list[str]]:
         def listed(name: str) -> list[str]:
             return (folder / "splits" / f"{name}.txt").read_text("utf-8").split()
         return {"train": sorted(listed("web2text_train") + listed("web2text_validation")),
+                "fit": sorted(listed("web2text_train")), "validation": sorted(listed("web2text_validation")),
                 "test": sorted(listed("web2text_test"))}
     rows = [json.loads(line) for line in (folder / "meta.jsonl").read_text("utf-8").splitlines() if line.strip()]
     ids = [str(r["id"]) for r in rows if (folder / "gold" / f"{r['id']}.txt").is_file()]
@@ -48,7 +56,11 @@ def split_pool(folder: Path) -> dict[str, list[str]]:
     else:
         test = [i for i in ids if in_test(pool, i)]
     taken = set(test)
-    return {"train": sorted(i for i in ids if i not in taken), "test": sorted(test)}
+    train = sorted(i for i in ids if i not in taken)
+    validation = [i for i in train if _below(f"validation:{pool}:{i}", VALIDATION_SHARE)]
+    held = set(validation)
+    return {"train": train, "fit": [i for i in train if i not in held], "validation": validation,
+            "test": sorted(test)}
 
 
 def main() -> None:
@@ -60,7 +72,7 @@ def main() -> None:
         (OUT / pool).mkdir(parents=True, exist_ok=True)
         for name, ids in parts.items():
             (OUT / pool / f"{name}.txt").write_text("".join(f"{i}\n" for i in ids), encoding="utf-8")
-        print(f"{pool:<20} train {len(parts['train']):>4}  test {len(parts['test']):>4}")
+        print(f"{pool:<20} " + "  ".join(f"{name} {len(ids):>4}" for name, ids in parts.items()))
 
 
 if __name__ == "__main__":

@@ -59,9 +59,13 @@ WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "web2text" / "weights
 # split or None for all pages). Drawing Scrapinghub's excerpts more often (--weight scrapinghub=8) raised
 # held-out Scrapinghub F1 in scripts/cv_web2text.py (0.844 -> 0.883) but the full model trained that way fell
 # to block F1 0.871 on CleanEval's test split (0.886 without): the default keeps every excerpt equally likely.
+POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017")
 RECIPES = {
     "cleaneval": ([("cleaneval", "web2text_train")], [("cleaneval", "web2text_validation")], {}),
     "default": ([("cleaneval", "web2text_train"), ("scrapinghub", None)], [("cleaneval", "web2text_validation")], {}),
+    # every benchmark pool's `fit` part (conf/splits, scripts/make_splits.py), early stopping on their
+    # `validation` parts; their `test` parts are never read
+    "pools": ([(pool, "fit") for pool in POOLS], [(pool, "validation") for pool in POOLS], {}),
 }
 EXCERPT = 9        # section 4.2: "9-text-block long Web page excerpts"
 BATCH = 128        # "mini-batch of 128"

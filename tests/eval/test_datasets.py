@@ -219,7 +219,8 @@ def test_dataset_name(tmp_path):
 
 @needs_data
 def test_the_projects_fixed_splits_cover_each_pool_once():
-    """conf/splits (scripts/make_splits.py): train and test are disjoint and together every page with gold."""
+    """conf/splits (scripts/make_splits.py): train and test are disjoint and together every page with gold;
+    fit and validation cut train."""
     for pool, test_size in (("l3s-gn1", 126), ("dragnet", 142), ("readability", 28), ("google-trends-2017", 34),
                             ("scrapinghub", 5)):
         root = CLEANEVAL.parent / pool
@@ -227,3 +228,6 @@ def test_the_projects_fixed_splits_cover_each_pool_once():
         test = {p.page_id for p in iter_gold_pages(root, "test")}
         assert len(test) == test_size and not train & test
         assert train | test == {p.page_id for p in iter_gold_pages(root)}
+        fit = {p.page_id for p in iter_gold_pages(root, "fit")}
+        validation = {p.page_id for p in iter_gold_pages(root, "validation")}
+        assert fit | validation == train and not fit & validation and validation
