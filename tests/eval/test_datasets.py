@@ -52,8 +52,8 @@ def test_cleaneval_pages_and_splits():
 @needs_data
 def test_scrapinghub_pages():
     info = describe_dataset(SCRAPINGHUB)
-    assert (info["name"], info["layout"], info["pages"], info["splits"]) == ("scrapinghub", "shared", 24,
-                                                                             ["test", "train"])
+    assert (info["name"], info["layout"], info["pages"], info["splits"]) == (
+        "scrapinghub", "shared", 24, ["fit", "test", "train", "validation"])
     pages = list(iter_gold_pages(SCRAPINGHUB))
     assert len(pages) == 24
     assert all(len(p.page_id) == 64 and p.url and p.url.startswith("http") for p in pages)
