@@ -149,15 +149,13 @@ def _title_text(element: etree._Element) -> str | None:
     """The text of a title candidate: a heading, a link of three words or more, or an element that names
     itself a title or a name (class or itemprop), holding no block of its own; None for anything else."""
     tag = element.tag
-    if tag in _HEADINGS:
-        pass
-    elif tag == "a" or _named_title(element):
-        if any(e.tag in _BLOCKS for e in element.iterdescendants()):
-            return None
-    else:
+    named = tag not in _HEADINGS and _named_title(element)
+    if tag not in _HEADINGS and tag != "a" and not named:
+        return None
+    if tag not in _HEADINGS and any(e.tag in _BLOCKS for e in element.iterdescendants()):
         return None
     text = " ".join("".join(element.itertext()).split())
-    if tag == "a" and not _named_title(element):
+    if tag == "a" and not named:
         return text if len(text) >= 10 and len(text.split()) >= 3 else None
     return text if 3 <= len(text) <= 300 else None
 

@@ -153,14 +153,20 @@ def _same_kind(a: etree._Element, tag: str, classes: frozenset[str]) -> bool:
     return a.tag == tag and 2 * len(classes & other) > len(classes | other)
 
 
+def _majority_kind(nodes: Sequence[etree._Element]) -> tuple[str, frozenset[str]] | None:
+    """The (tag, classes) at least half of `nodes` share, when those classes are not empty; else None."""
+    (tag, classes), count = Counter((n.tag, _classes(n)) for n in nodes).most_common(1)[0]
+    return (tag, classes) if classes and 2 * count >= len(nodes) else None
+
+
 def _one_kind(children: Sequence[etree._Element], leads: list[int]) -> bool:
     """Whether the leading children and the children between them are of one kind (tag and most classes;
     4 in 5 of them, for a sponsored record in the run): then the spacing of the leading nodes comes from
     records without a pivot, not from long records."""
-    kinds = Counter((children[i].tag, _classes(children[i])) for i in leads)
-    (tag, classes), count = kinds.most_common(1)[0]
-    if not classes or 2 * count < len(leads):
+    kind = _majority_kind([children[i] for i in leads])
+    if kind is None:
         return False
+    tag, classes = kind
     span = range(leads[0], leads[-1] + 1)
     return 5 * sum(_same_kind(children[i], tag, classes) for i in span) >= 4 * len(span)
 
@@ -174,10 +180,10 @@ def _with_unpriced(children: Sequence[etree._Element], records: list[list[etree.
     and most of their classes (Jaccard > 0.5 with the classes most records share) is a record too; records
     without a class give no such evidence and are left as they are.
     """
-    kinds = Counter((r[0].tag, _classes(r[0])) for r in records)
-    (tag, classes), count = kinds.most_common(1)[0]
-    if not classes or 2 * count < len(records):
+    kind = _majority_kind([r[0] for r in records])
+    if kind is None:
         return records
+    tag, classes = kind
     taken = {id(r[0]) for r in records}
     out = []
     for child in children:
