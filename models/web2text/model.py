@@ -59,6 +59,12 @@ class Web2TextModel:
 
     def to(self, device: torch.device | str) -> Web2TextModel:
         self.device = torch.device(device)
+        if self.device.type == "cuda":
+            # cuDNN runs float32 convolutions in TF32 by default on Ampere and later: on an H100 that moved
+            # potentials by up to 0.05 and flipped labels on 10 of 1,807 pages against the CPU
+            # (scripts/gpu_web2text.py --allow-tf32).
+            # The flag is per process; a Spark worker that runs Web2Text wants full precision anyway.
+            torch.backends.cudnn.allow_tf32 = False
         self.unary.to(self.device)
         self.pairwise.to(self.device)
         return self
