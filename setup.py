@@ -29,7 +29,8 @@ setup(
                                      "amber/*.toml", "amber/gazetteers/*.txt",      # AMBER domains, gazetteers
                                      "splits/*/*.txt"],                             # benchmark train/test ids
                   # the stopword list and the trained models (scripts/train_web2text.py)
-                  "pagesieve.models.web2text": ["*.txt", "weights/*.npz", "weights/*.json"]},
+                  "pagesieve.models.web2text": ["*.txt", "weights/*.npz", "weights/*.json"],
+                  "pagesieve.models.blocknet": ["weights/*.npz", "weights/*.json"]},
     install_requires=[
         "pyspark>=4.0,<5",
         "pandas>=2.2,<3",

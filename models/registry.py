@@ -40,6 +40,8 @@ METHODS: dict[str, MethodEntry] = {e.name: e for e in (
     MethodEntry("cnr", "cleaner", "pagesieve.models.cnr.method:CNR", "pagesieve.models.cnr.settings:CNRSettings"),
     MethodEntry("web2text", "cleaner", "pagesieve.models.web2text.method:Web2Text",
                 "pagesieve.models.web2text.settings:Web2TextSettings"),
+    MethodEntry("blocknet", "cleaner", "pagesieve.models.blocknet.method:BlockNet",
+                "pagesieve.models.blocknet.settings:BlockNetSettings"),
     MethodEntry("amber", "extractor", "pagesieve.models.amber.method:Amber",
                 "pagesieve.models.amber.method:AmberSettings"),
     MethodEntry("trafilatura", "cleaner", f"{_PEERS}.trafilatura:Trafilatura"),

@@ -22,7 +22,7 @@ _LAZY = {
                  "FeatureStats", "block_features", "edge_features", "fit_stats", "page_features", "standardise",
                  "stopwords"),
     "labelling": ("align", "label_blocks"),
-    "method": ("Web2Text", "blocks_text", "length_groups"),
+    "method": ("Web2Text", "blocks_result", "blocks_text", "length_groups"),
     "model": ("PACKAGED_MODELS", "Web2TextModel", "pad_sequences", "pick_device"),
     "net": ("PairwiseCNN", "UnaryCNN"),
     "settings": ("Web2TextSettings",),

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from ..page import BLOCK_TAGS, COMMENT, END, INVISIBLE_TAGS, SKIP, START, ParsedPage, walk_tree, xpaths_of
+from ..page.context import own_bits
 
 __all__ = ["FORM_TAGS", "CollapsedDOM", "Blocks", "collapse_dom", "segment_blocks", "page_blocks"]
 
@@ -57,6 +58,9 @@ class CollapsedDOM:
     break_before: list[bool]                 # leaf: a block-level tag (incl. <br>) opens/closes before it
     glued: list[bool]                        # leaf: no whitespace between the previous text and this one
     class_path: list[int]                    # leaf: interned id of `body>div.x>a.link` for its holder
+    context: list[int]                       # leaf: OR of the context bits of the elements above its text
+                                             # (`pagesieve.models.page.context`); 0 unless asked for
+    holder_depth: list[int]                  # leaf: elements between <body> (depth 1) and the text's holder
     leaves: list[int]                        # CDOM indices of the leaves, in document order
     source_length: int                       # estimated characters of the whole document
 
@@ -130,12 +134,15 @@ class _Raw:
     in_link: list[bool]
     break_before: list[bool]
     class_path: list[int]
+    context: list[int]               # context bits (an element: its own and its ancestors'; text: its holder's)
+    depth: list[int]                 # open elements from <body> down to the node, itself included
 
 
-def _walk(page: ParsedPage) -> tuple[_Raw, int]:
-    """Build the raw content tree of the body and the estimated source length of the whole page."""
+def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
+    """Build the raw content tree of the body and the estimated source length of the whole page (with each
+    node's context bits if `context`, else zeros: they cost about 1 us per element, which Web2Text never reads)."""
     body = page.body
-    r = _Raw([], [], [], [], [], [], [], [], [], [])
+    r = _Raw([], [], [], [], [], [], [], [], [], [], [], [])
     paths: dict[tuple[int, str], int] = {}
     path_of: list[int] = []          # per raw node: class-path id (elements) / holder's (text)
     open_nodes: list[int] = []
@@ -157,6 +164,8 @@ def _walk(page: ParsedPage) -> tuple[_Raw, int]:
             return
         _add(r, r.element[holder], True, holder, text, begin, links > 0, pending_break)
         r.stop[-1] = begin + len(text)
+        r.context.append(r.context[holder])
+        r.depth.append(r.depth[holder])
         path_of.append(path_of[holder])
         pending_break = False
 
@@ -174,7 +183,12 @@ def _walk(page: ParsedPage) -> tuple[_Raw, int]:
                     pending_break = True
                 _add(r, node, False, parent, "", begin, links > 0, False)
                 r.form[-1] = tag in FORM_TAGS
-                key = (path_of[parent] if parent >= 0 else -1, _token(node.tag, node.get("class")))
+                class_attr = node.get("class")
+                # <body>'s own classes (`single-post`, `home`) would mark every block of the page alike
+                r.context.append(r.context[parent] | own_bits(tag, class_attr, node.get)
+                                 if context and parent >= 0 else 0)
+                r.depth.append(len(open_nodes) + 1)
+                key = (path_of[parent] if parent >= 0 else -1, _token(node.tag, class_attr))
                 path_of.append(paths.setdefault(key, len(paths)))
                 open_nodes.append(len(r.parent) - 1)
                 open_tags.append(tag)
@@ -220,9 +234,13 @@ def _add(r: _Raw, element: etree._Element, is_text: bool, parent: int, text: str
     r.break_before.append(break_before)
 
 
-def collapse_dom(page: ParsedPage) -> CollapsedDOM:
-    """Section 3.1: prune the body's tree and merge single-child parents into their child."""
-    r, source_length = _walk(page)
+def collapse_dom(page: ParsedPage, context: bool = False) -> CollapsedDOM:
+    """Section 3.1: prune the body's tree and merge single-child parents into their child.
+
+    With `context`, each leaf also gets the context bits of the elements above its text (`CollapsedDOM.context`,
+    used by blocknet; all zero otherwise).
+    """
+    r, source_length = _walk(page, context)
     n = len(r.parent)
     has_text = list(r.is_text)
     form = list(r.form)
@@ -236,7 +254,7 @@ def collapse_dom(page: ParsedPage) -> CollapsedDOM:
         if has_text[i] and r.parent[i] >= 0:
             kept_children[r.parent[i]] += 1
 
-    c = CollapsedDOM([], [], [], [], [], [], [], [], [], [], [], [], [], [], [], source_length)
+    c = CollapsedDOM([], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], source_length)
     chain_tags: list[list[str]] = []
     cdom_of = [-1] * n
     previous_text = ""
@@ -263,6 +281,8 @@ def collapse_dom(page: ParsedPage) -> CollapsedDOM:
             c.break_before.append(False)
             c.glued.append(False)
             c.class_path.append(-1)
+            c.context.append(0)
+            c.holder_depth.append(0)
         cdom_of[i] = k
         if r.is_text[i]:
             chain_tags[k].append(TEXT_TAG)
@@ -273,6 +293,8 @@ def collapse_dom(page: ParsedPage) -> CollapsedDOM:
             c.glued[k] = bool(c.leaves) and not r.text[i][:1].isspace() and not previous_text[-1:].isspace()
             previous_text = r.text[i]
             c.class_path[k] = r.class_path[i]
+            c.context[k] = r.context[i]
+            c.holder_depth[k] = r.depth[i]
             c.leaves.append(k)
         else:
             chain_tags[k].append(r.element[i].tag.lower())
@@ -290,6 +312,6 @@ def segment_blocks(cdom: CollapsedDOM) -> Blocks:
                   tag=[cdom.holder[k].tag.lower() for k in cdom.leaves])
 
 
-def page_blocks(page: ParsedPage) -> Blocks:
-    """`segment_blocks(collapse_dom(page))`."""
-    return segment_blocks(collapse_dom(page))
+def page_blocks(page: ParsedPage, context: bool = False) -> Blocks:
+    """`segment_blocks(collapse_dom(page, context))`."""
+    return segment_blocks(collapse_dom(page, context))

@@ -13,7 +13,7 @@ from .features import page_features
 from .model import Web2TextModel, pick_device
 from .settings import Web2TextSettings
 
-__all__ = ["Web2Text", "length_groups", "blocks_text"]
+__all__ = ["Web2Text", "length_groups", "blocks_text", "blocks_result"]
 
 
 def length_groups(lengths: Sequence[int], max_blocks: int, min_fill: float = 0.5) -> list[list[int]]:
@@ -52,6 +52,18 @@ def blocks_text(blocks: Blocks, content: np.ndarray) -> str:
     return join_paragraphs("".join(pieces))
 
 
+def blocks_result(page: ParsedPage, blocks: Blocks, content: np.ndarray) -> CleanResult:
+    """The clean result of a page whose blocks are labelled `content` (any method over these blocks)."""
+    title = page_title(page.root)
+    if len(blocks) == 0:
+        return CleanResult(status="empty", title=title, error="no text blocks in the page body")
+    text = blocks_text(blocks, content)
+    if not text:
+        return CleanResult(status="empty", title=title, error=f"none of {len(blocks)} blocks labelled content")
+    xpaths = tuple(dict.fromkeys(blocks.xpaths(np.flatnonzero(content).tolist())))
+    return CleanResult(title=title, text=text, content_xpaths=xpaths)
+
+
 class Web2Text(Cleaner):
     """Section 3: DOM-leaf blocks labelled content/boilerplate by two CNNs and Viterbi (see the package docs)."""
 
@@ -88,18 +100,7 @@ class Web2Text(Cleaner):
         blocks = [page_blocks(p) for p in pages]
         fits = [i for i, b in enumerate(blocks) if len(b) <= self.settings.max_blocks]
         labels = dict(zip(fits, self.predict_blocks([blocks[i] for i in fits]), strict=True))
-        return [self._result(p, b, labels[i]) if i in labels else
+        return [blocks_result(p, b, labels[i]) if i in labels else
                 CleanResult(status="error", title=page_title(p.root),
                             error=f"{len(b)} blocks, over web2text.max_blocks = {self.settings.max_blocks}")
                 for i, (p, b) in enumerate(zip(pages, blocks, strict=True))]
-
-    @staticmethod
-    def _result(page: ParsedPage, blocks: Blocks, content: np.ndarray) -> CleanResult:
-        title = page_title(page.root)
-        if len(blocks) == 0:
-            return CleanResult(status="empty", title=title, error="no text blocks in the page body")
-        text = blocks_text(blocks, content)
-        if not text:
-            return CleanResult(status="empty", title=title, error=f"none of {len(blocks)} blocks labelled content")
-        xpaths = tuple(dict.fromkeys(blocks.xpaths(np.flatnonzero(content).tolist())))
-        return CleanResult(title=title, text=text, content_xpaths=xpaths)

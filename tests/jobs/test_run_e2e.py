@@ -129,26 +129,28 @@ def test_export_is_a_jsoncollection_of_ok_documents(run_out):
     assert pq.read_table(run_out / "export" / "parquet").num_rows == len(docs)
 
 
-@pytest.fixture(scope="module")
-def web2text_docs(run_out, tmp_path_factory) -> list[dict]:
-    """`pagesieve clean --method web2text` (the real CLI, Spark local mode) over the sample's pages table."""
-    out = tmp_path_factory.mktemp("web2text") / "documents"
-    proc = pagesieve_cli("clean", "--pages", str(run_out / "pages"), "--out", str(out), "--method", "web2text")
+@pytest.fixture(scope="module", params=["web2text", "blocknet"])
+def neural_docs(request, run_out, tmp_path_factory) -> tuple[str, list[dict]]:
+    """`pagesieve clean --method NAME` (the real CLI, Spark local mode) over the sample's pages table."""
+    name = request.param
+    out = tmp_path_factory.mktemp(name) / "documents"
+    proc = pagesieve_cli("clean", "--pages", str(run_out / "pages"), "--out", str(out), "--method", name)
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads((out / "_report.json").read_text())
-    assert report["methods"] == ["web2text/1"] and report["accounting"]["pages"]["ok"] is True
-    return pq.read_table(out).to_pylist()
+    assert report["methods"] == [f"{name}/1"] and report["accounting"]["pages"]["ok"] is True
+    return name, pq.read_table(out).to_pylist()
 
 
-def test_web2text_on_spark_matches_the_method_page_by_page(run_out, web2text_docs):
+def test_neural_methods_on_spark_match_the_method_page_by_page(run_out, neural_docs):
     from pagesieve.models.page import PageError, parse_page
     from pagesieve.models.registry import build_method
 
+    name, docs = neural_docs
     pages = {p["page_id"]: p for p in pq.read_table(run_out / "pages").to_pylist()}
-    assert sorted(d["page_id"] for d in web2text_docs) == sorted(pages)
-    method = build_method("web2text", {"device": "cpu"})
+    assert sorted(d["page_id"] for d in docs) == sorted(pages)
+    method = build_method(name, {"device": "cpu"})
     compared = 0
-    for doc in web2text_docs:
+    for doc in docs:
         page = pages[doc["page_id"]]
         try:
             alone = method.process(parse_page(page["body"], url=page["url"], page_id=page["page_id"],
@@ -159,6 +161,6 @@ def test_web2text_on_spark_matches_the_method_page_by_page(run_out, web2text_doc
         assert (doc["status"], doc["text"] or "") == (alone.status, alone.text), doc["url"]
         compared += 1
     assert compared >= 55
-    by_url = {d["url"]: d["status"] for d in web2text_docs}
+    by_url = {d["url"]: d["status"] for d in docs}
     assert by_url["http://sample.pagesieve.test/bad/binary-junk.html"] == "not_html"
     assert by_url["http://sample.pagesieve.test/bad/empty-body.html"] == "empty"

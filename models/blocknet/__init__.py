@@ -1,0 +1,34 @@
+"""BlockNet: Web2Text's DOM-leaf blocks, their 128 features plus 29 context features, and a small dilated CNN.
+
+Built for the main-text quality issue (#19): Web2Text (2018) was designed on CleanEval's 2007 pages and reads
+nothing of how modern pages mark their regions. BlockNet keeps Web2Text's blocks and features
+(`pagesieve.models.web2text`), adds what the elements above each block say (`pagesieve.models.page.context`:
+article / nav / footer tags, ARIA roles, class and id words such as `comment` or `related`, position, depth,
+text repetition: `context_features`), and labels every block at once with a residual dilated 1-d CNN over the
+block sequence (receptive field 63 blocks, `BlockCNN`) and a threshold, without Viterbi. Trained on the `fit`
+parts of the six benchmark pools (scripts/train_blocknet.py); the weights ship in `weights/` as plain arrays.
+`BlockNet` is the method ("blocknet" in the registry), batched like Web2Text.
+"""
+
+import importlib
+from typing import Any
+
+# Names -> submodule, imported on first use (PEP 562): settings are checked on the driver without torch.
+_LAZY = {
+    "features": ("CONTEXT_FEATURE_NAMES", "INPUT_NAMES", "context_features", "page_inputs"),
+    "method": ("BlockNet",),
+    "model": ("PACKAGED_MODELS", "BlockNetModel"),
+    "net": ("BlockCNN",),
+    "settings": ("BlockNetSettings",),
+}
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+__all__ = list(_MODULE_OF)

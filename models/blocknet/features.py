@@ -1,0 +1,58 @@
+"""BlockNet's input: Web2Text's 128 block features plus 29 context features per block.
+
+Context features (`CONTEXT_FEATURE_NAMES`), from the Collapsed DOM built with `context=True`:
+- c1-c24: the context bits of the elements between `<body>` and the block's text (`models.page.context`:
+  sectioning tags, ARIA roles, itemprop, inline `display: none`, class and id words), 1/0;
+- c25 in_link: the text lies inside an `<a>`;
+- c26 log_depth: log(1 + elements from `<body>` down to the text's holder);
+- c27 char_position: characters of the page's block text before this block / all of it (where the block starts
+  in the reading, which the source-offset position of Web2Text's b26 skews on pages with long inline scripts);
+- c28 log_repeats: log(1 + other blocks of the page with exactly this text) (menus, "Reply", "Share");
+- c29 block_position: the block's index / (blocks - 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..page import ParsedPage
+from ..page.context import CONTEXT_BITS
+from ..web2text import FEATURE_NAMES, Blocks, page_blocks, page_features
+
+__all__ = ["CONTEXT_FEATURE_NAMES", "INPUT_NAMES", "context_features", "page_inputs"]
+
+CONTEXT_FEATURE_NAMES: list[str] = ([f"c{i}.context.{name}" for i, name in enumerate(CONTEXT_BITS, 1)]
+                                    + [f"c{i}.{name}" for i, name in enumerate(
+                                        ("in_link", "log_depth", "char_position", "log_repeats", "block_position"),
+                                        len(CONTEXT_BITS) + 1)])
+INPUT_NAMES: list[str] = FEATURE_NAMES + CONTEXT_FEATURE_NAMES
+_BIT_VALUES = 1 << np.arange(len(CONTEXT_BITS), dtype=np.int64)
+
+
+def context_features(blocks: Blocks) -> np.ndarray:
+    """(n blocks, 29) float32; `blocks` must come from `page_blocks(page, context=True)`."""
+    n = len(blocks)
+    out = np.zeros((n, len(CONTEXT_FEATURE_NAMES)), dtype=np.float32)
+    if n == 0:
+        return out
+    cdom = blocks.cdom
+    bits = np.fromiter((cdom.context[k] for k in blocks.node), dtype=np.int64, count=n)
+    nb = len(CONTEXT_BITS)
+    out[:, :nb] = (bits[:, None] & _BIT_VALUES[None, :]) != 0
+    out[:, nb] = np.fromiter((cdom.in_link[k] for k in blocks.node), dtype=bool, count=n)
+    out[:, nb + 1] = np.log1p(np.fromiter((cdom.holder_depth[k] for k in blocks.node), dtype=np.float32, count=n))
+    lengths = np.fromiter((len(t) for t in blocks.text), dtype=np.float64, count=n)
+    out[:, nb + 2] = (np.cumsum(lengths) - lengths) / max(lengths.sum(), 1.0)
+    counts: dict[str, int] = {}
+    for text in blocks.text:
+        counts[text] = counts.get(text, 0) + 1
+    out[:, nb + 3] = np.log(np.fromiter((counts[t] for t in blocks.text), dtype=np.float32, count=n))
+    out[:, nb + 4] = np.arange(n, dtype=np.float32) / max(n - 1, 1)
+    return out
+
+
+def page_inputs(page: ParsedPage) -> tuple[Blocks, np.ndarray]:
+    """A page's blocks and their (n, 157) raw inputs, columns as `INPUT_NAMES`."""
+    blocks = page_blocks(page, context=True)
+    web2text, _ = page_features(blocks)
+    return blocks, np.hstack([web2text.astype(np.float32), context_features(blocks)])

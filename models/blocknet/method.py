@@ -1,0 +1,68 @@
+"""BlockNet as a cleaning method: blocks + inputs -> one batched forward pass -> logits -> content blocks -> text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from ..page import Cleaner, CleanResult, ParsedPage, page_title
+from ..web2text import Blocks, blocks_result, length_groups, pick_device
+from .features import page_inputs
+from .model import BlockNetModel
+from .settings import BlockNetSettings
+
+__all__ = ["BlockNet"]
+
+
+class BlockNet(Cleaner):
+    """Web2Text's blocks with context features, labelled by a dilated CNN (see the package docs)."""
+
+    name = "blocknet"
+    version = 1
+    batched = True
+    settings_class = BlockNetSettings
+
+    def __init__(self, settings: BlockNetSettings | None = None) -> None:
+        self.settings = settings or BlockNetSettings.load()
+        self.device = pick_device(self.settings.device)
+        if self.device.type == "cpu":
+            torch.set_num_threads(self.settings.threads)  # per process; Spark runs one worker per core
+        self.model = BlockNetModel.load(self.settings.model).to(self.device)
+
+    def predict_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Content logits per block from raw inputs; pages are padded in groups of similar length."""
+        logits: list[np.ndarray] = [np.zeros(0, dtype=np.float32)] * len(inputs)
+        for group in length_groups([len(a) for a in inputs], self.settings.max_batch_blocks):
+            for i, page_logits in zip(group, self.model.logits([inputs[i] for i in group]), strict=True):
+                logits[i] = page_logits
+        return logits
+
+    def content(self, blocks: Blocks, logits: np.ndarray) -> np.ndarray:
+        """Blocks above the threshold; on a page where they hold fewer than `min_words` words (a landing page, a
+        short notice: the model is unsure of everything), the blocks within `fallback_margin` of the page's best."""
+        content = logits > self.settings.threshold
+        if len(logits) and self.settings.min_words > 0:
+            words = sum(len(blocks.text[i].split()) for i in np.flatnonzero(content))
+            if words < self.settings.min_words:
+                content = logits > min(self.settings.threshold, float(logits.max()) - self.settings.fallback_margin)
+        return content
+
+    def process(self, page: ParsedPage) -> CleanResult:
+        return self.process_batch([page])[0]
+
+    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
+        blocks, inputs = zip(*(page_inputs(p) for p in pages), strict=True) if pages else ((), ())
+        fits = [i for i, b in enumerate(blocks) if 0 < len(b) <= self.settings.max_blocks]
+        logits = dict(zip(fits, self.predict_logits([inputs[i] for i in fits]), strict=True))
+        results = []
+        for i, (page, page_blocks) in enumerate(zip(pages, blocks, strict=True)):
+            if len(page_blocks) > self.settings.max_blocks:
+                results.append(CleanResult(status="error", title=page_title(page.root),
+                                           error=f"{len(page_blocks)} blocks, over blocknet.max_blocks = "
+                                                 f"{self.settings.max_blocks}"))
+            else:
+                content = self.content(page_blocks, logits[i]) if i in logits else np.zeros(0, dtype=bool)
+                results.append(blocks_result(page, page_blocks, content))
+        return results

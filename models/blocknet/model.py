@@ -1,0 +1,107 @@
+"""A trained BlockNet: the network, the training blocks' input statistics, and batched prediction.
+
+Saved like Web2Text's models: `<stem>.npz` (every parameter and statistic as a plain array, read with
+`allow_pickle=False`, so loading runs no code) and `<stem>.json` (data, seed, epochs, validation scores, and the
+input names the model expects). The packaged models live in `weights/` and load by name.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..web2text import pad_sequences
+from .features import INPUT_NAMES
+from .net import BlockCNN
+
+__all__ = ["PACKAGED_MODELS", "BlockNetModel"]
+
+# name -> file stem under weights/; scripts/train_blocknet.py writes them
+PACKAGED_MODELS = {"default": "blocknet-default"}
+
+
+class BlockNetModel:
+    """BlockCNN plus the mean and std that standardise its raw inputs (`INPUT_NAMES`)."""
+
+    def __init__(self, net: BlockCNN, mean: np.ndarray, std: np.ndarray, meta: dict[str, Any] | None = None) -> None:
+        self.net = net.eval()
+        self.mean = np.asarray(mean, dtype=np.float32)
+        self.std = np.asarray(std, dtype=np.float32)
+        self.meta = dict(meta or {})
+        self.device = torch.device("cpu")
+
+    def to(self, device: torch.device | str) -> BlockNetModel:
+        self.device = torch.device(device)
+        if self.device.type == "cuda":
+            torch.backends.cudnn.allow_tf32 = False   # TF32 convolutions move logits off the CPU's (see Web2Text)
+        self.net.to(self.device)
+        return self
+
+    def standardise(self, inputs: np.ndarray) -> np.ndarray:
+        return (inputs - self.mean) / self.std
+
+    @torch.inference_mode()
+    def logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Raw inputs of B pages -> one forward pass -> content logits per block, one array per page."""
+        if not inputs:
+            return []
+        x, lengths = pad_sequences([self.standardise(a) for a in inputs], len(self.mean), self.device)
+        out = self.net(x, lengths).float().cpu().numpy()
+        return [out[i, : len(a)] for i, a in enumerate(inputs)]
+
+    # ---- files ------------------------------------------------------------------------------------------------
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        out = {f"net/{k}": v.detach().cpu().numpy() for k, v in self.net.state_dict().items()}
+        return out | {"stats/mean": self.mean, "stats/std": self.std}
+
+    def save(self, stem: str | Path) -> tuple[Path, Path]:
+        """Write `<stem>.npz` and `<stem>.json`; returns both paths."""
+        stem = Path(stem)
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        npz, meta = stem.with_suffix(".npz"), stem.with_suffix(".json")
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **self.arrays())
+        npz.write_bytes(buffer.getvalue())
+        meta_out = self.meta | {"width": self.net.width, "inputs": INPUT_NAMES}
+        lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in meta_out.items())
+        meta.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
+        return npz, meta
+
+    @classmethod
+    def from_bytes(cls, npz: bytes, meta: dict[str, Any]) -> BlockNetModel:
+        """Build from the two files' contents; fails if the model expects other inputs than this code makes."""
+        if meta.get("inputs") != INPUT_NAMES:
+            raise ValueError("model was trained on other inputs than this version computes; "
+                             "retrain it with scripts/train_blocknet.py")
+        with np.load(io.BytesIO(npz), allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        net = BlockCNN(len(INPUT_NAMES), width=int(meta["width"]))
+        net.load_state_dict({k[4:]: torch.from_numpy(v) for k, v in arrays.items() if k.startswith("net/")})
+        meta = {k: v for k, v in meta.items() if k not in ("inputs", "width")}
+        return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=meta)
+
+    @classmethod
+    def load(cls, model: str | Path) -> BlockNetModel:
+        """A packaged model by name (PACKAGED_MODELS) or `<stem>.npz` / `<stem>` with its `.json` beside it."""
+        if str(model) in PACKAGED_MODELS:
+            folder = resources.files(__package__).joinpath("weights")   # also from a zip (--py-files)
+            stem = PACKAGED_MODELS[str(model)]
+            npz_file, meta_file = folder.joinpath(stem + ".npz"), folder.joinpath(stem + ".json")
+            if not npz_file.is_file():
+                raise FileNotFoundError(f"packaged BlockNet model {model!r} is missing ({stem}.npz); "
+                                        "train it with scripts/train_blocknet.py")
+            return cls.from_bytes(npz_file.read_bytes(), json.loads(meta_file.read_text("utf-8")))
+        path = Path(model)
+        stem = path.with_suffix("") if path.suffix == ".npz" else path
+        if not stem.with_suffix(".npz").is_file():
+            raise FileNotFoundError(f"no BlockNet model at {stem}.npz; packaged ones: {', '.join(PACKAGED_MODELS)}")
+        return cls.from_bytes(stem.with_suffix(".npz").read_bytes(),
+                              json.loads(stem.with_suffix(".json").read_text("utf-8")))

@@ -1,0 +1,86 @@
+"""What the elements above a piece of text say about it: one bit per cue, ORed from the body down.
+
+Modern pages mark their regions: HTML5 sectioning tags (`<article>`, `<nav>`, `<footer>`), ARIA roles,
+`itemprop="articleBody"`, and class and id words (`comment-list`, `share-bar`, `related-posts`). A text
+node's *context* is the OR of the bits of every element between `<body>` and it, so one integer per text
+holder says "inside an article, inside a comment list, not in a nav". Tree walkers (the Web2Text Collapsed
+DOM) compute it on the way down, `context = parent_context | own_bits(...)`; class and id words are cached
+per distinct value, since a page repeats a few hundred class values thousands of times.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+__all__ = ["CONTEXT_BITS", "own_bits", "tag_bits", "word_bits"]
+
+# bit order is part of the trained models' input (blocknet features): append, never reorder
+CONTEXT_BITS: tuple[str, ...] = (
+    "article", "main", "nav", "header", "footer", "aside", "list_item", "heading", "figure", "time", "form",
+    "control", "table", "paragraph", "quote_or_code",
+    "words_content", "words_boilerplate", "itemprop_body", "hidden",  # hidden: inline display: none
+    "words_comments", "words_sharing", "words_related", "words_footer", "words_sidebar",
+)
+_BIT = {name: 1 << i for i, name in enumerate(CONTEXT_BITS)}
+
+_TAG_BITS = {"article": "article", "main": "main", "nav": "nav", "header": "header", "footer": "footer",
+             "aside": "aside", "li": "list_item", "dt": "list_item", "dd": "list_item",
+             "h1": "heading", "h2": "heading", "h3": "heading", "h4": "heading", "h5": "heading", "h6": "heading",
+             "figure": "figure", "figcaption": "figure", "time": "time", "form": "form", "button": "control",
+             "label": "control", "select": "control", "table": "table", "p": "paragraph",
+             "blockquote": "quote_or_code", "pre": "quote_or_code", "code": "quote_or_code"}
+_ROLE_BITS = {"main": "main", "article": "article", "navigation": "nav", "menu": "nav", "menubar": "nav",
+              "banner": "header", "contentinfo": "footer", "complementary": "aside"}
+_BODY_PROPS = {"articlebody", "text", "reviewbody", "description"}
+
+# class/id words; matched anywhere in the attribute (`post-content`, `commentlist`), case-insensitive
+_WORDS = (
+    ("words_content", r"article|content|post|entry|story|body|text|main|blog|news"),
+    ("words_boilerplate", r"nav|menu|foot|sidebar|side-bar|comment|share|social|related|promo|widget|breadcrumb"
+                          r"|cookie|newsletter|subscribe|popular|banner|advert|\bad\b|ads|sponsor|header|masthead"
+                          r"|tags|meta|byline|author|caption|recommend|trending|most-"),
+    ("words_comments", r"comment|repl(?:y|ies)|respond|disqus|discuss|forum|thread"),
+    ("words_sharing", r"share|social|facebook|twitter|follow"),
+    ("words_related", r"related|recommend|more-|also|popular|trending|latest"),
+    ("words_footer", r"footer|copyright|legal"),
+    ("words_sidebar", r"sidebar|side-bar|aside|widget|rail"),
+)
+_WORD_PATTERNS = tuple((_BIT[name], re.compile(pattern, re.I)) for name, pattern in _WORDS)
+
+
+_TAG_BIT = {tag: _BIT[name] for tag, name in _TAG_BITS.items()}
+_ANY_WORD = re.compile("|".join(pattern for _, pattern in _WORDS), re.I)   # one search rules most values out
+
+
+def tag_bits(tag: str) -> int:
+    """Bits of a lower-cased tag alone."""
+    return _TAG_BIT.get(tag, 0)
+
+
+@lru_cache(maxsize=16384)
+def word_bits(value: str | None) -> int:
+    """Bits of the words in a class or id value (`post-content`, `commentlist`)."""
+    if not value or not _ANY_WORD.search(value):
+        return 0
+    return sum(bit for bit, pattern in _WORD_PATTERNS if pattern.search(value))
+
+
+def own_bits(tag: str, class_attr: str | None, get: Callable[[str], str | None]) -> int:
+    """Bits of one element: its tag, class and id words, ARIA role, itemprop and an inline `display: none`.
+
+    `class_attr` is passed apart because tree walkers already read it; `get` is the element's attribute getter.
+    The cost is per element of every page, so the rare attributes are read one `get` each and looked up only
+    when present.
+    """
+    bits = _TAG_BIT.get(tag, 0) | word_bits(class_attr)
+    if ident := get("id"):
+        bits |= word_bits(ident)
+    if role := get("role"):
+        bits |= _BIT.get(_ROLE_BITS.get(role.strip().lower(), ""), 0)
+    if (itemprop := get("itemprop")) and itemprop.strip().lower() in _BODY_PROPS:
+        bits |= _BIT["itemprop_body"]
+    if (style := get("style")) and "none" in style and "display:none" in style.replace(" ", "").lower():
+        bits |= _BIT["hidden"]
+    return bits

@@ -1,0 +1,175 @@
+"""BlockNet: context bits, context features, the model file, batched prediction and the method, on real pages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from pagesieve.eval import iter_gold_pages
+from pagesieve.models.blocknet import (
+    CONTEXT_FEATURE_NAMES,
+    INPUT_NAMES,
+    BlockCNN,
+    BlockNetModel,
+    context_features,
+    page_inputs,
+)
+from pagesieve.models.page import parse_page
+from pagesieve.models.page.context import CONTEXT_BITS, own_bits, word_bits
+from pagesieve.models.registry import build_method
+from pagesieve.models.web2text import page_blocks, page_features
+from pagesieve.settings import ConfigError
+
+BIT = {name: 1 << i for i, name in enumerate(CONTEXT_BITS)}
+
+PAGE = b"""<html><body class="single-post">
+<nav role="navigation"><ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li></ul></nav>
+<main><article class="post-content"><h1>The title of the story</h1>
+<p>A first paragraph of the story, with enough words to be text.</p>
+<p style="display: none">Hidden text that a browser never shows.</p>
+<div itemprop="articleBody"><p>The body as schema.org marks it.</p></div></article>
+<section id="comments" class="comment-list"><p>A reader's comment on the story.</p><p>Reply</p></section>
+</main>
+<aside class="sidebar widget"><p>Related: another story.</p></aside>
+<footer><p>Copyright 2024 The Paper</p><p>Reply</p></footer></body></html>"""
+
+
+def _contexts() -> dict[str, int]:
+    blocks = page_blocks(parse_page(PAGE), context=True)
+    return {text: blocks.cdom.context[k] for text, k in zip(blocks.text, blocks.node, strict=True)}
+
+
+def test_each_block_gets_the_bits_of_the_elements_above_it():
+    ctx = _contexts()
+    assert ctx["Home"] == BIT["nav"] | BIT["list_item"]                      # role=navigation and <nav> alike
+    title = BIT["main"] | BIT["article"] | BIT["words_content"] | BIT["heading"]
+    assert ctx["The title of the story"] == title
+    assert ctx["Hidden text that a browser never shows."] & BIT["hidden"]
+    assert ctx["The body as schema.org marks it."] & BIT["itemprop_body"]
+    comment = ctx["A reader's comment on the story."]
+    assert comment & BIT["words_comments"] and comment & BIT["words_boilerplate"] and not comment & BIT["article"]
+    assert ctx["Related: another story."] == BIT["aside"] | BIT["words_sidebar"] | BIT["words_boilerplate"] \
+        | BIT["paragraph"]
+    assert ctx["Copyright 2024 The Paper"] == BIT["footer"] | BIT["paragraph"]   # <body>'s class marks nothing
+
+
+def test_class_and_id_words_match_inside_longer_names():
+    assert word_bits("commentlist") & BIT["words_comments"]
+    assert word_bits("post-content") & BIT["words_content"]
+    assert word_bits("share-bar") & BIT["words_sharing"]
+    assert word_bits("x y z") == 0 and word_bits(None) == 0
+    assert own_bits("div", None, {"role": "contentinfo"}.get) == BIT["footer"]
+
+
+def test_without_context_the_web2text_blocks_and_features_are_unchanged(shared_data):
+    pages = [parse_page(g.html, url=g.url, page_id=g.page_id)
+             for g in list(iter_gold_pages(shared_data / "dragnet", "fit"))[:12]]
+    for page in pages:
+        plain, rich = page_blocks(page), page_blocks(page, context=True)
+        assert plain.text == rich.text and plain.tag == rich.tag
+        assert not any(plain.cdom.context) and any(rich.cdom.context)
+        for a, b in zip(page_features(plain), page_features(rich), strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_context_features_of_a_page():
+    blocks, inputs = page_inputs(parse_page(PAGE))
+    assert inputs.shape == (len(blocks), len(INPUT_NAMES)) and inputs.dtype == np.float32
+    ctx = context_features(blocks)
+    names = {n.split(".", 1)[1]: i for i, n in enumerate(CONTEXT_FEATURE_NAMES)}
+    replies = [i for i, t in enumerate(blocks.text) if t == "Reply"]
+    assert len(replies) == 2 and all(ctx[i, names["log_repeats"]] == pytest.approx(np.log(2)) for i in replies)
+    assert ctx[0, names["char_position"]] == 0 and ctx[-1, names["block_position"]] == 1
+    assert ctx[0, names["in_link"]] == 1 and ctx[-1, names["in_link"]] == 0
+    np.testing.assert_array_equal(ctx, inputs[:, -len(CONTEXT_FEATURE_NAMES):])
+
+
+@pytest.fixture(scope="module")
+def real_pages(shared_data):
+    """Pages of three pools, from a few blocks to thousands."""
+    gold = list(iter_gold_pages(shared_data / "l3s-gn1", "fit"))[:8]
+    gold += list(iter_gold_pages(shared_data / "dragnet", "fit"))[:8]
+    gold += list(iter_gold_pages(shared_data / "google-trends-2017", "fit"))[:6]     # one of 3,636 blocks
+    return [parse_page(g.html, url=g.url, page_id=g.page_id) for g in gold]
+
+
+def _random_model(seed: int) -> BlockNetModel:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    return BlockNetModel(BlockCNN(len(INPUT_NAMES), width=16), rng.normal(size=len(INPUT_NAMES)),
+                         rng.uniform(0.5, 2, size=len(INPUT_NAMES)), meta={"seed": seed})
+
+
+def test_save_and_load_round_trip_without_pickle(tmp_path, real_pages):
+    model = _random_model(3)
+    npz, meta = model.save(tmp_path / "m")
+    with np.load(npz, allow_pickle=False) as data:
+        assert all(data[k].dtype != object for k in data.files)
+    loaded = BlockNetModel.load(npz)
+    assert loaded.meta == {"seed": 3}
+    inputs = [page_inputs(p)[1] for p in real_pages[:4]]
+    for a, b in zip(model.logits(inputs), loaded.logits(inputs), strict=True):
+        np.testing.assert_array_equal(a, b)
+    changed = json.loads(meta.read_text()) | {"inputs": INPUT_NAMES[:-1]}
+    meta.write_text(json.dumps(changed))
+    with pytest.raises(ValueError, match="other inputs"):
+        BlockNetModel.load(npz)
+    with pytest.raises(FileNotFoundError, match="no BlockNet model"):
+        BlockNetModel.load(tmp_path / "missing")
+
+
+def test_batched_prediction_equals_one_page_at_a_time(real_pages):
+    method = build_method("blocknet", {"device": "cpu"})
+    batched = method.process_batch(real_pages)
+    alone = [method.process(p) for p in real_pages]
+    assert [(r.status, r.text) for r in batched] == [(r.status, r.text) for r in alone]
+    inputs = [page_inputs(p)[1] for p in real_pages]
+    assert max(len(a) for a in inputs) > 1000 > min(len(a) for a in inputs)    # padding really happens
+    small_groups = build_method("blocknet", {"device": "cpu", "max_batch_blocks": 2000}).predict_logits(inputs)
+    one_by_one = [method.predict_logits([a])[0] for a in inputs]
+    for a, b, c in zip(method.predict_logits(inputs), small_groups, one_by_one, strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-4)       # float sums in another order, not other labels
+        np.testing.assert_array_equal(a > 0, c > 0)
+
+
+def test_the_packaged_model_finds_articles_and_drops_comments(shared_data):
+    """Dragnet's gold leaves user comments out; the shipped model must, on pages of its `fit` part."""
+    method = build_method("blocknet", {"device": "cpu"})
+    root = shared_data / "dragnet"
+    with_comments = sorted(p.stem for p in (root / "gold-comments").glob("*.txt"))
+    fit = {g.page_id: g for g in iter_gold_pages(root, "fit")}
+    ids = [i for i in with_comments if i in fit][:10]
+    assert len(ids) == 10
+    dropped = 0
+    for page_id in ids:
+        g = fit[page_id]
+        result = method.process(parse_page(g.html, url=g.url, page_id=page_id))
+        assert result.status == "ok"
+        comment_lines = [line for line in (root / "gold-comments" / f"{page_id}.txt").read_text("utf-8").splitlines()
+                         if len(line) > 40]
+        dropped += sum(line.strip()[:40] not in result.text for line in comment_lines) >= 0.8 * len(comment_lines)
+    assert dropped >= 7, f"comments kept on {10 - dropped} of 10 pages"
+
+
+def test_settings_are_checked():
+    with pytest.raises(ConfigError, match="blocknet"):
+        build_method("blocknet", {"nosuch": 1})
+    with pytest.raises(ConfigError, match="threads"):
+        build_method("blocknet", {"threads": 0})
+    assert Path(build_method("blocknet", {"device": "cpu"}).settings.model) == Path("default")
+
+
+def test_a_page_the_model_is_unsure_of_falls_back_to_its_best_blocks(shared_data):
+    """A landing page of the Google Trends pool (validation part): every block scores below 0, the content
+    blocks far less so than the footer's form and links."""
+    gold = next(g for g in iter_gold_pages(shared_data / "google-trends-2017", "validation") if g.page_id == "gt_116")
+    page = parse_page(gold.html, url=gold.url, page_id=gold.page_id)
+    strict = build_method("blocknet", {"device": "cpu", "min_words": 0}).process(page)
+    assert strict.status == "empty"
+    result = build_method("blocknet", {"device": "cpu"}).process(page)
+    assert result.status == "ok"
+    assert "Resources for service providers" in result.text and "Email (required)" not in result.text
