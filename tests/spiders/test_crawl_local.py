@@ -8,6 +8,8 @@ slow page, a page over the 1 MB download cap, one page linked under three spelli
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -17,6 +19,8 @@ from conftest import crawl, pagesieve
 from local_site import N_ORPHANS, NOT_LANDED, expected_pages, path_of
 
 from pagesieve.schemas import PAGES
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow  # Scrapy and the CLI in subprocesses
 
@@ -96,3 +100,17 @@ def test_a_crawl_stopped_by_its_page_limit_resumes_from_its_jobdir(site, tmp_pat
     assert set(urls) == expected_pages(site.base) and max(urls.values()) == 1, \
         [u for u, n in urls.items() if n > 1]
     assert len({p.name.rsplit("-", 1)[0] for p in landing.glob("part-*.parquet")}) == 2   # two runs' shards
+
+
+def test_scrapy_crawl_runs_the_project_from_its_scrapy_cfg(site, tmp_path):
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text(f"{site.base}/page-4\n")
+    landing = tmp_path / "landing"
+    scrapy = Path(sys.executable).with_name("scrapy")
+    proc = subprocess.run([str(scrapy), "crawl", "site", "-a", f"seeds={seeds}", "-s", f"PAGESIEVE_LANDING={landing}",
+                           "-s", "AUTOTHROTTLE_START_DELAY=0.05", "-s", "DEPTH_LIMIT=1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # /page-4 and its children /page-40 .. /page-49 and / (depth 1); robots.txt still keeps /private/ out
+    assert {r["url"] for r in landed(landing)} == {f"{site.base}/page-{i}" for i in [4, *range(40, 50)]} | \
+        {f"{site.base}/"}

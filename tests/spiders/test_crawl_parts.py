@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 
 import pyarrow.parquet as pq
@@ -115,3 +117,16 @@ def test_a_shard_also_rolls_on_time(tmp_path):
     assert len(pipeline.shards) == 1 and pipeline.rows == []
     pipeline.close_spider()
     assert len(os.listdir(tmp_path)) == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--url", "ftp://h.example/"], "seed 'ftp://h.example/' is not an http(s) URL"),
+    (["--url", "http://h.example/", "--conf", "crawl.nosuch=1"], "unknown setting crawl.nosuch; known: "),
+    (["--url", "http://h.example/", "--depth", "-1"], "crawl.depth_limit must be >= 0, got -1"),
+])
+def test_the_crawl_cli_refuses_bad_input_in_one_line_before_any_request(argv, message, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "pagesieve.jobs.cli", "crawl", *argv, "--out", str(tmp_path / "L")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+    assert proc.stderr.startswith(f"pagesieve crawl: error: {message}")
+    assert not (tmp_path / "L").exists()
