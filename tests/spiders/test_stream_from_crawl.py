@@ -66,11 +66,12 @@ def test_every_landed_page_reaches_documents_exactly_once(site, landing, tmp_pat
     again = pagesieve("stream", "--landing", str(landing), "--out", str(tmp_path / "out"), "--once")
     assert again.returncode == 0, again.stderr[-3000:]
     assert len(committed_documents(tmp_path / "out")) == 108
-    # the batch job reads the landing folder too, through the same clean path: the same documents
-    batch = pagesieve("clean", "--pages", str(landing), "--out", str(tmp_path / "batch"))
+    # the batch jobs read the landing folder too (run = clean + export), through the same clean path
+    batch = pagesieve("run", "--pages", str(landing), "--out", str(tmp_path / "batch"))
     assert batch.returncode == 0, batch.stderr[-3000:]
+    assert "pagesieve run: 108 records -> 108 pages -> 108 exported documents" in batch.stderr
     columns = ["page_id", "status", "title", "text", "content_xpaths"]
-    batch_docs = pq.read_table(str(tmp_path / "batch"), columns=columns).to_pylist()
+    batch_docs = pq.read_table(str(tmp_path / "batch" / "documents"), columns=columns).to_pylist()
     assert sorted(batch_docs, key=lambda d: d["page_id"]) == \
         sorted(({c: d[c] for c in columns} for d in docs), key=lambda d: d["page_id"])
 
