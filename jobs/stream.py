@@ -97,23 +97,35 @@ def watch(query, poll_s: float = 2.0, stop_after_s: float | None = None) -> list
 
     Returns the progress of this run's batches that read pages.
     """
-    seen, batches, started = -1, [], time.time()
+    import signal
+    import threading
+
+    batches: dict[int, dict[str, Any]] = {}
+    stop = threading.Event()
+
+    def drain() -> None:
+        # an idle trigger reports the id of the next batch with no rows: only batches that read pages count
+        for progress in query.recentProgress:
+            if progress["numInputRows"] and progress["batchId"] not in batches:
+                batches[progress["batchId"]] = _log_batch(progress)
+
+    # Ctrl-C sets a flag that the loop sees within `poll_s`: a KeyboardInterrupt raised inside a py4j call
+    # would break the gateway connection mid-read ("reentrant call"), and the report still needs it
+    previous = signal.signal(signal.SIGINT, lambda *_: stop.set()) \
+        if threading.current_thread() is threading.main_thread() else None
+    started = time.time()
     try:
-        while True:
-            done = query.awaitTermination(poll_s)
-            for progress in query.recentProgress:
-                if progress["batchId"] > seen:
-                    seen = progress["batchId"]
-                    if progress["numInputRows"]:
-                        batches.append(_log_batch(progress))
-            if done:
-                break
-            if stop_after_s is not None and time.time() - started >= stop_after_s:
+        while not query.awaitTermination(poll_s):
+            drain()
+            if stop.is_set() or (stop_after_s is not None and time.time() - started >= stop_after_s):
+                log.info("stopping the stream (a batch in flight is redone on restart)")
                 query.stop()
-    except KeyboardInterrupt:
-        log.info("stopping the stream (the batch in flight is redone on restart)")
-        query.stop()
-    return batches
+                break
+        drain()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    return [batches[b] for b in sorted(batches)]
 
 
 def _log_batch(progress: dict[str, Any]) -> dict[str, Any]:

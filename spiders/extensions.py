@@ -24,7 +24,7 @@ __all__ = ["ProgressLog", "crawl_report"]
 log = logging.getLogger(__name__)
 
 FILTERED = {"robots_forbidden": "robotstxt/forbidden", "duplicate": "dupefilter/filtered",
-            "offsite": "offsite/filtered", "too_deep": "request_depth_max"}
+            "offsite": "offsite/filtered"}
 
 
 class ProgressLog:
@@ -94,6 +94,7 @@ def crawl_report(stats: dict[str, Any], wall_s: float, reason: str, config: dict
                                            and not k.startswith("download_error") and k != "too_large"),
         "by_outcome": dict(sorted(outcomes.items())),
         "filtered": {name: stats.get(key, 0) for name, key in FILTERED.items()},
+        "max_depth": stats.get("request_depth_max", 0),
         "accounting": {"pages": {"input": pages, "accounted": landed, "ok": pages == landed}},
         "rows": landed, "shards": stats.get("pagesieve/landed/shards", 0),
         "warc_records": stats.get("pagesieve/warc/records", 0),
