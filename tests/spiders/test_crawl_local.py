@@ -114,3 +114,11 @@ def test_scrapy_crawl_runs_the_project_from_its_scrapy_cfg(site, tmp_path):
     # /page-4 and its children /page-40 .. /page-49 and / (depth 1); robots.txt still keeps /private/ out
     assert {r["url"] for r in landed(landing)} == {f"{site.base}/page-{i}" for i in [4, *range(40, 50)]} | \
         {f"{site.base}/"}
+
+
+def test_shards_also_roll_on_time_during_a_crawl(site, tmp_path):
+    landing = tmp_path / "landing"
+    crawl(site, landing, "--conf", "crawl.rows_per_shard=1000", "--conf", "crawl.shard_seconds=0.3")
+    report = json.loads((landing / "_report.json").read_text())
+    # no shard reached 1000 rows: every shard but the last was closed by its age (the crawl takes > 1.5 s)
+    assert report["shards"] >= 2 and report["rows"] == len(landed(landing)) == 108
