@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import crawl, pagesieve
+from crawl_cli import crawl, pagesieve
 from local_site import N_ORPHANS, NOT_LANDED, expected_pages, path_of
 
 from pagesieve.schemas import PAGES

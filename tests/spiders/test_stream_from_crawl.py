@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import crawl, pagesieve
+from crawl_cli import crawl, pagesieve
 from local_site import expected_pages
 
 from pagesieve.schemas import DOCUMENTS, PAGES
