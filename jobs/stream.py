@@ -49,8 +49,10 @@ log = logging.getLogger(__name__)
 
 def build(spark, landing: str, spec: MethodSpec, max_files: int, partitions: int = 0):
     """The streaming documents DataFrame of the shards landing in `landing` (lazy)."""
+    # maxFileAge: Spark's default (7 days before the newest file) would silently skip older shards once the
+    # first batch is done, as in a stream started on a landing folder a long crawl has been filling
     pages = (spark.readStream.schema(spark_schema(PAGES)).option("maxFilesPerTrigger", max_files)
-             .parquet(landing))
+             .option("maxFileAge", "3650d").parquet(landing))
     # a shard is one file, read by one task: spread the batch so every core cleans
     pages = pages.repartition(partitions or spark.sparkContext.defaultParallelism)
     return clean.build(pages, spec)

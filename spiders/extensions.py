@@ -67,7 +67,7 @@ class ProgressLog:
     def spider_closed(self, spider: Any = None, reason: str = "") -> None:
         if self._timer is not None and self._timer.running:
             self._timer.stop()
-        report = crawl_report(self.crawler.stats.get_stats(), time.time() - self.started, reason,
+        report = crawl_report(self.crawler.stats.get_stats(), self.started, time.time() - self.started, reason,
                               self.crawler.settings.getdict("PAGESIEVE_CONFIG"))
         landing = self.crawler.settings.get("PAGESIEVE_LANDING")
         if landing and self.crawler.settings.getbool("PAGESIEVE_PARQUET_ENABLED", True):
@@ -82,14 +82,16 @@ class ProgressLog:
                  report["pages_per_s"] or 0)
 
 
-def crawl_report(stats: dict[str, Any], wall_s: float, reason: str, config: dict[str, Any]) -> dict[str, Any]:
+def crawl_report(stats: dict[str, Any], started: float, wall_s: float, reason: str,
+                 config: dict[str, Any]) -> dict[str, Any]:
     """The crawl's run report from its stats: outcomes by reason, requests filtered, rows and shards landed."""
     outcomes = {k.split("/", 2)[2]: v for k, v in stats.items() if k.startswith("pagesieve/outcome/")}
     landed = stats.get("pagesieve/landed/rows", 0)
     pages = outcomes.get("page", 0)
     return {
         "job": "crawl", "pagesieve_version": __version__, "schema_version": SCHEMA_VERSION,
-        "started_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), "finish_reason": reason,
+        "started_at": dt.datetime.fromtimestamp(started, dt.UTC).isoformat(timespec="seconds"),
+        "finish_reason": reason,
         "config": config, "responses": sum(v for k, v in outcomes.items() if k not in ("robots_forbidden", "ignored")
                                            and not k.startswith("download_error") and k != "too_large"),
         "by_outcome": dict(sorted(outcomes.items())),
