@@ -8,14 +8,17 @@ slow page, a page over the 1 MB download cap, one page linked under three spelli
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from crawl_cli import crawl, pagesieve
+from crawl_cli import TEST_CRAWL_CONF, crawl, pagesieve
 from local_site import N_ORPHANS, NOT_LANDED, expected_pages, path_of
 
 from pagesieve.schemas import PAGES
@@ -122,3 +125,24 @@ def test_shards_also_roll_on_time_during_a_crawl(site, tmp_path):
     report = json.loads((landing / "_report.json").read_text())
     # no shard reached 1000 rows: every shard but the last was closed by its age (the crawl takes > 1.5 s)
     assert report["shards"] >= 2 and report["rows"] == len(landed(landing)) == 108
+
+
+def test_a_crawl_paused_with_ctrl_c_resumes_from_its_jobdir(site, tmp_path):
+    landing, jobdir = tmp_path / "landing", tmp_path / "state"
+    cli = Path(sys.executable).with_name("pagesieve")
+    # the packaged AutoThrottle start delay (1 s) keeps this crawl slow enough to be interrupted mid-way
+    conf = [a for c in TEST_CRAWL_CONF if "autothrottle" not in c for a in ("--conf", c)]
+    proc = subprocess.Popen([str(cli), "crawl", "--url", f"{site.base}/", "--sitemap", "--out", str(landing),
+                             "--jobdir", str(jobdir), *conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 120
+    while not list(landing.glob("part-*.parquet")) and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGINT)            # once: Scrapy finishes what is in flight and saves the rest
+    assert proc.wait(timeout=120) == 0, proc.stderr.read()[-3000:]
+    first = json.loads((landing / "_report.json").read_text())
+    assert first["finish_reason"] == "shutdown" and 10 <= first["rows"] < 108
+    second = crawl(site, landing, "--jobdir", str(jobdir))
+    assert "Resuming crawl" in second.stderr
+    urls = Counter(r["url"] for r in landed(landing))
+    assert set(urls) == expected_pages(site.base) and max(urls.values()) == 1
