@@ -44,6 +44,7 @@ setup(
         "brotli>=1.1",
         "fsspec>=2024.2",
         "apted>=1.0.3",           # tree edit distance for AMBER's record segmentation
+        "scrapy>=2.19,<2.20",     # spiders/: crawl-time mode; 2.19 verified (RemoteControl, reactor notes)
     ],
     extras_require={
         # torch is needed by the neural methods only; 2.13.0 (the CPU wheel on our machines) satisfies it.

@@ -14,6 +14,8 @@ COMMANDS = {
     "clean": ("pagesieve.jobs.clean", "pages -> documents (boilerplate removal)"),
     "extract": ("pagesieve.jobs.extract", "pages -> records (structured extraction)"),
     "export": ("pagesieve.jobs.export", "documents -> Pyserini JSONL / Parquet; records -> JSONL / Parquet"),
+    "crawl": ("pagesieve.spiders.crawl", "seeds -> pages shards in a landing folder (Scrapy)"),
+    "stream": ("pagesieve.jobs.stream", "landing folder -> documents, cleaned as the shards land"),
     "show-record": ("pagesieve.jobs.show_record", "print the archive record at ARCHIVE OFFSET (provenance)"),
     "evaluate": ("pagesieve.jobs.evaluate", "score methods on gold text or listing records, and time them"),
 }

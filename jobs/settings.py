@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pagesieve.models.page import GUARDS
 from pagesieve.settings import Settings
 
-__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "JOB_SETTINGS"]
+__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "JOB_SETTINGS"]
 
 
 def _positive(**values: float) -> None:
@@ -66,4 +66,20 @@ class ExportSettings(Settings):
         _positive(shards=self.shards)
 
 
-JOB_SETTINGS: dict[str, type[Settings]] = {"ingest": IngestSettings, "clean": CleanSettings, "export": ExportSettings}
+@dataclass(frozen=True, slots=True)
+class StreamSettings(Settings):
+    conf_name = "jobs"
+    conf_section = "stream"
+
+    max_files_per_trigger: int = 8
+    trigger_seconds: float = 10.0
+    partitions: int = 0
+
+    def __post_init__(self) -> None:
+        _positive(max_files_per_trigger=self.max_files_per_trigger, trigger_seconds=self.trigger_seconds)
+        if self.partitions < 0:
+            raise ValueError(f"partitions must be >= 0, got {self.partitions}")
+
+
+JOB_SETTINGS: dict[str, type[Settings]] = {"ingest": IngestSettings, "clean": CleanSettings, "export": ExportSettings,
+                                          "stream": StreamSettings}

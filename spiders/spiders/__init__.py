@@ -1,0 +1,1 @@
+"""The spiders (Scrapy's SPIDER_MODULES)."""
