@@ -206,7 +206,10 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
         fs.mv(f"{tmp}/{name}", f"{root}/{name}")
     if skipped:
         fs.mv(f"{tmp}/_skipped.parquet", f"{root}/_skipped/part-{key}.parquet")
-    marker = {"path": path, **identity, "key": key, "records": sum(counts.values()), "by_reason": dict(counts),
+    # an empty file holds no record, so no row says it was there: the marker does (issue 22, item 5)
+    empty = not counts and identity["size"] == 0
+    marker = {"path": path, **identity, "key": key, "skipped_input": "empty_file" if empty else None,
+              "records": sum(counts.values()), "by_reason": dict(counts),
               "ingest_status": dict(statuses), "files": files, "seconds": round(time.time() - start, 3)}
     with fs.open(f"{tmp}/done.json", "w", encoding="utf-8") as fh:
         json.dump(marker, fh)

@@ -108,8 +108,9 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
     n_pages = sum(statuses.values())
     skipped = {k: v for k, v in reasons.items() if k != "page"}
     report.check_accounting(sum(reasons.values()), {"pages": n_pages, **skipped}, "records")
+    skipped_inputs = Counter(m["skipped_input"] for m in markers if m.get("skipped_input"))
     report.set(inputs=list(inputs), archives=len(archives), archives_resumed=len(resumed),
-               input_records=sum(reasons.values()), pages=n_pages, skipped=skipped,
+               skipped_inputs=dict(skipped_inputs), input_records=sum(reasons.values()), pages=n_pages, skipped=skipped,
                ingest_status=statuses, output=out)
     return n_pages
 

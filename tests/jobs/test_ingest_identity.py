@@ -89,3 +89,12 @@ def test_export_refuses_to_write_an_id_twice(spark, tmp_path):
         export.run(spark, str(tmp_path / "documents"), str(tmp_path / "export"), config, Report("export", config),
                    ["jsonl"])
     assert not (tmp_path / "export" / "jsonl").exists()
+
+
+def test_an_empty_input_is_one_skipped_input_in_the_report(spark, tmp_path):
+    (tmp_path / "empty.warc.gz").write_bytes(b"")
+    config = load_config(job_parser("ingest", "").parse_args([]))
+    report = Report("ingest", config)
+    ingest.run(spark, [str(tmp_path / "empty.warc.gz")], str(tmp_path / "pages"), config, report)
+    assert report.data["input_records"] == 0 and report.data["skipped_inputs"] == {"empty_file": 1}
+    assert "skipped_inputs empty_file=1" in report.summary()
