@@ -122,7 +122,7 @@ def read_warc(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: 
     Returns:
         Rows in file order; see `iter_records`.
     """
-    chain = _Chain(start)
+    chain = _Chain(start, path, profile)
     failure, end = None, size
     try:
         stream = chain.open(fh, gz, start)
@@ -149,7 +149,7 @@ def read_warc(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: 
     if problem or failure:
         at, message = problem or (chain.last_offset, failure or "")
         yield reader_row(path, skip_reason="read_error", source_offset=at, source_profile=profile, error=message)
-    elif not chain.count:
+    elif not chain.count and not chain.reported:
         yield reader_row(path, skip_reason="read_error", source_offset=start[1] or start[0], source_profile=profile,
                          error="no WARC record found")
 
@@ -169,6 +169,8 @@ def _fastwarc_rows(path: str, stream: IO[bytes], chain: _Chain, cap: int,
         for rec in ArchiveIterator(stream, parse_http=True, auto_decode="none", quirks_mode=False,
                                    stream_detect=chain.members is None):
             u = rec.stream_pos
+            if chain.damaged_before(u):
+                return chain.take_back()  # the record before crossed skipped gzip data: the lenient reader cuts it
             length = rec.headers.get("Content-Length")
             if length is None or not length.strip().isdigit():
                 return chain.start_at(u)  # a header FastWARC misread (LF-only, cut, no length)
@@ -222,10 +224,13 @@ def _lenient_row(item: RawRecord | Damage, path: str, cap: int, profile: str) ->
 
 
 class _Chain:
-    """Rows in file order: a row's length is known once the next record's offset is."""
+    """Rows in file order: a row's length is known once the next record's offset is. Gzip data skipped
+    as damaged (`GzipMembers.skips`) becomes a `read_error` row with its file range, after the record
+    before it; a record whose data runs across such a gap is marked damaged."""
 
-    def __init__(self, start: Start) -> None:
-        self.start, self.members = start, None
+    def __init__(self, start: Start, path: str, profile: str) -> None:
+        self.start, self.members, self.path, self.profile = start, None, path, profile
+        self.reported: set[int] = set()  # file starts of the skips given a row
         self.pending: tuple[dict, int, list | None] | None = None
         self.count, self.last_u, self.last_offset = 0, -1, start[1] or start[0]
 
@@ -249,7 +254,8 @@ class _Chain:
         """Hold the row of the record at decompressed offset `u`; give out the one held before."""
         member = self.members.member_at(u) if self.members is not None else None
         if self.pending:
-            yield _finish(*self.pending, end=u)
+            yield self._done(*self.pending, end=u)
+        yield from self._skipped(u)
         self.pending, self.last_u = (row, u, member), u
         self.last_offset = member[1] if member else u
         self.count += 1
@@ -257,9 +263,35 @@ class _Chain:
     def flush(self, end: int | None) -> Iterator[dict]:
         """Give out the row held, its record ending at `end` (the end of the stream)."""
         if self.pending:
-            row = _finish(*self.pending, end=end)
+            row = self._done(*self.pending, end=end)
             self.last_offset, self.pending = row["source_offset"], None
             yield row
+        yield from self._skipped(None)
+
+    def damaged_before(self, u: int) -> bool:
+        """Whether skipped gzip data falls inside the record held (which runs up to `u`)."""
+        return self.pending is not None and any(_hits(s, self.last_u, u) for s in self._skips())
+
+    def _skips(self) -> list:
+        return self.members.skips if self.members is not None else []
+
+    def _done(self, row: dict, u: int, member: list | None, end: int | None) -> dict:
+        """The held row finished; marked damaged (and a page truncated) when a skip falls inside it."""
+        lost = [s for s in self._skips() if _hits(s, u, end)]
+        if lost:
+            note = "damaged: gzip data lost at file bytes " + ", ".join(f"{s[1]}-{s[2]}" for s in lost)
+            row["error"] = ";".join(n for n in (row["error"], note) if n)
+            if row["skip_reason"] is None:
+                row["ingest_status"] = "truncated"
+        return _finish(row, u, member, end)
+
+    def _skipped(self, upto: int | None) -> Iterator[dict]:
+        """read_error rows of the skips not yet given one whose gap falls at or before `upto` (None: all)."""
+        for at, start, stop, message, _ in self._skips():
+            if message and start not in self.reported and (upto is None or at <= upto):
+                self.reported.add(start)
+                yield reader_row(self.path, skip_reason="read_error", source_offset=start, source_length=stop - start,
+                                 source_profile=self.profile, error=message)
 
     def start_at(self, u: int) -> Start:
         """Where to reopen the stream to read the record at `u` again."""
@@ -273,6 +305,12 @@ class _Chain:
         _, u, member = self.pending
         self.pending, self.count = None, self.count - 1
         return u, member[1] if member else None
+
+
+def _hits(skip: list, u: int, end: int | None) -> bool:
+    """Whether the record at [u, end) lost data to a skip or holds output of a broken member."""
+    at, message, suspect_end = skip[0], skip[3], skip[4]
+    return bool(message) and ((u < at and (end is None or at < end)) or at <= u < suspect_end)
 
 
 def _finish(row: dict, u: int, member: list | None, end: int | None) -> dict:

@@ -1,0 +1,108 @@
+"""Damage injected into copies of the real archives: junk between gzip members, corrupt bytes inside a member,
+junk at the end, junk before a record of a plain WARC. Every record outside the damaged stretch must come out
+with its manifest offset, and the damage as a `read_error` row with its byte range (issue 22)."""
+
+from __future__ import annotations
+
+import collections
+import json
+from pathlib import Path
+
+import pytest
+
+from pagesieve.archives import iter_records
+
+WARC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
+GZ_FILES = ["wget-2024-sample-0000.warc.gz", "cc-main-2024-22-whirlwind.warc.gz",
+            "ia-2008-archive-org-heritrix-warc017.warc.gz"]
+JUNK = (b"partial upload, then cut off " * 2)[:50]  # 50 bytes, no gzip header, no newline at the end
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict[str, list[dict]]:
+    by_file: dict[str, list[dict]] = collections.defaultdict(list)
+    with open(WARC_DIR / "manifest.jsonl", encoding="utf-8") as lines:
+        for line in lines:
+            entry = json.loads(line)
+            by_file[entry["file"]].append(entry)
+    return dict(by_file)
+
+
+def read_errors(rows: list[dict]) -> list[tuple[int, int]]:
+    return [(r["source_offset"], r["source_length"]) for r in rows if r["skip_reason"] == "read_error"]
+
+
+def offsets(entries: list[dict], key: str = "gzip_member_offset") -> list[int]:
+    return [e[key] for e in entries]
+
+
+def write(tmp_path: Path, name: str, data: bytes) -> str:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return str(path)
+
+
+def picks(n: int) -> list[int]:
+    """Record indexes to damage: the second, one in the middle, the last."""
+    return sorted({1, n // 2, n - 1})
+
+
+@pytest.mark.parametrize("name", GZ_FILES)
+def test_junk_between_gzip_members_is_skipped_and_reading_goes_on(name, manifest, tmp_path):
+    data, starts = (WARC_DIR / name).read_bytes(), offsets(manifest[name])
+    for i in picks(len(starts)):
+        at = starts[i]
+        rows = list(iter_records(write(tmp_path, f"junk-{i}-{name}", data[:at] + JUNK + data[at:])))
+        expected = [s if s < at else s + len(JUNK) for s in starts]
+        assert [r["source_offset"] for r in rows if r["skip_reason"] != "read_error"] == expected
+        assert read_errors(rows) == [(at, len(JUNK))]
+        assert "skipped 50 bytes" in next(r["error"] for r in rows if r["skip_reason"] == "read_error")
+
+
+@pytest.mark.parametrize("name", GZ_FILES)
+def test_corrupt_bytes_inside_a_member_lose_that_record_only(name, manifest, tmp_path):
+    data, starts = (WARC_DIR / name).read_bytes(), offsets(manifest[name])
+    ends = [*starts[1:], len(data)]
+    for i in picks(len(starts)):
+        middle = (starts[i] + ends[i]) // 2
+        damaged = data[:middle] + bytes(b ^ 0x5A for b in data[middle:middle + 8]) + data[middle + 8:]
+        rows = list(iter_records(write(tmp_path, f"corrupt-{i}-{name}", damaged)))
+        good = [s for j, s in enumerate(starts) if j != i]
+        assert [r["source_offset"] for r in rows if r["skip_reason"] != "read_error"] == good
+        assert read_errors(rows) == [(starts[i], ends[i] - starts[i])]
+        ids = [r["page_id"] for r in rows if r["skip_reason"] is None]
+        assert len(ids) == sum(1 for j, e in enumerate(manifest[name]) if e.get("is_html") and j != i)
+
+
+def test_junk_at_the_end_of_a_gzip_file_is_one_read_error_with_its_range(manifest, tmp_path):
+    name = GZ_FILES[0]
+    data = (WARC_DIR / name).read_bytes()
+    rows = list(iter_records(write(tmp_path, name, data + JUNK)))
+    assert [r["source_offset"] for r in rows[:-1]] == offsets(manifest[name])
+    assert read_errors(rows) == [(len(data), len(JUNK))]
+
+
+def test_junk_and_corruption_together_in_one_file(manifest, tmp_path):
+    name = GZ_FILES[0]
+    data, starts = (WARC_DIR / name).read_bytes(), offsets(manifest[name])
+    a, b = starts[5], starts[20]
+    mid = (starts[30] + starts[31]) // 2
+    damaged = data[:a] + JUNK + data[a:b] + JUNK + data[b:mid] + b"\0" * 8 + data[mid + 8:]
+    rows = list(iter_records(write(tmp_path, name, damaged)))
+    shift = [0 if s < a else 50 if s < b else 100 for s in starts]
+    expected = [s + d for j, (s, d) in enumerate(zip(starts, shift, strict=True)) if j != 30]
+    assert [r["source_offset"] for r in rows if r["skip_reason"] != "read_error"] == expected
+    assert read_errors(rows) == [(a, 50), (b + 50, 50), (starts[30] + 100, starts[31] - starts[30])]
+
+
+def test_a_broken_member_that_gave_output_marks_its_record_damaged(manifest, tmp_path):
+    # record 792 is a 120 kB member: zlib gives out its first 64 kB before it finds the damage
+    name = GZ_FILES[2]
+    data, starts = (WARC_DIR / name).read_bytes(), offsets(manifest[name])
+    at = starts[792] + 110_000
+    rows = list(iter_records(write(tmp_path, name, data[:at] + b"\0" * 8 + data[at + 8:])))
+    damaged = [r for r in rows if "damaged: gzip data lost" in (r["error"] or "")]
+    assert len(damaged) == 1 and damaged[0]["url"] == manifest[name][792]["target_uri"]
+    kept = [r["source_offset"] for r in rows if r["skip_reason"] != "read_error" and r is not damaged[0]]
+    assert kept == [s for j, s in enumerate(starts) if j != 792]
+    assert read_errors(rows) == [(starts[792], starts[793] - starts[792])]
