@@ -38,7 +38,8 @@ _HTTP_ROOM = 1 << 20  # block bytes kept beyond the body cap, for the HTTP heade
 Start = tuple[int, int | None]  # (decompressed offset, file offset of its gzip member or None)
 
 
-def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = "auto") -> Iterator[dict[str, Any]]:
+def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = "auto",
+                 tally: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Yield one READER_ROWS dict per record of a WARC or ARC file (plain, gzip per record or whole).
 
     Args:
@@ -46,6 +47,9 @@ def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = 
         max_body_bytes: bodies longer than this are cut to it and get ingest_status `too_large`.
         profile: one of `PROFILES`: `auto` detects it from the first record; any other forces it.
             Rows carry the profile used in `source_profile`.
+        tally: when given, filled once the iterator is exhausted with where the file's bytes went
+            (`ByteTally`: size, records, skipped, unaccounted) for WARC files; left empty for ARC and
+            for a file that could not be opened.
 
     Returns:
         An iterator of rows. Never raises for bad input: a missing, unreadable or damaged file
@@ -54,19 +58,21 @@ def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = 
         the damaged span in the decompressed stream), else 0. A record whose headers were read but
         whose block is cut short is a row with ingest_status `truncated`, not a read_error (this is
         how a file cut inside a body ends). A record whose Content-Length was wrong is read
-        anyway, with an `error` note `resynced: ...`. An empty file gives no row.
+        anyway, with an `error` note `resynced: ...`. An empty file gives no row. Damaged gzip data
+        is skipped to the next member holding a record: a `read_error` row with the file range, and
+        reading goes on (a record that lost data to it gets an `error` note `damaged: ...`).
 
     Raises:
         ValueError: `profile` is not one of PROFILES (before anything is read).
     """
     check_profile(profile)
-    return _counted(path, max_body_bytes, profile)
+    return _counted(path, max_body_bytes, profile, tally)
 
 
-def _counted(path: str, cap: int, profile: str) -> Iterator[dict[str, Any]]:
+def _counted(path: str, cap: int, profile: str, tally: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
     counts: collections.Counter[str] = collections.Counter()
     used, resynced = profile, 0
-    for row in _read_archive(path, cap, profile):
+    for row in _read_archive(path, cap, profile, tally):
         counts[row["skip_reason"] or "page"] += 1
         used = row["source_profile"] or used
         resynced += (row["error"] or "").startswith("resynced")
@@ -86,7 +92,7 @@ def open_archive(path: str) -> IO[bytes]:
     return open(path.removeprefix("file://"), "rb")  # noqa: SIM115 - closed by the caller's `with`
 
 
-def _read_archive(path: str, cap: int, profile: str) -> Iterator[dict[str, Any]]:
+def _read_archive(path: str, cap: int, profile: str, tally: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
     try:
         fh = open_archive(path)
         size = fh.seek(0, os.SEEK_END)
@@ -98,16 +104,18 @@ def _read_archive(path: str, cap: int, profile: str) -> Iterator[dict[str, Any]]
         return
     with fh:
         if not size:
+            if tally is not None:
+                tally.update(size=0, records=0, skipped=0, unaccounted=0)
             return  # an empty file holds no record, so there is nothing to account for
         used = detect_profile(head, path) if profile == "auto" else profile
         if used == "arc":
             yield from read_arc(path, fh, size, cap)
         else:
-            yield from read_warc(path, fh, gz, size, cap, used)
+            yield from read_warc(path, fh, gz, size, cap, used, tally=tally)
 
 
 def read_warc(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: str, *,
-              start: Start = (0, 0)) -> Iterator[dict[str, Any]]:
+              start: Start = (0, 0), tally: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Rows of the WARC records of `fh` from `start` on, FastWARC first unless the profile is lenient.
 
     Args:
@@ -118,6 +126,7 @@ def read_warc(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: 
         cap: the body cap.
         profile: the profile used (not `auto`).
         start: (decompressed offset, file offset of a gzip member starting there, or None).
+        tally: filled with `_tally` at the end when reading from the start of the file.
 
     Returns:
         Rows in file order; see `iter_records`.
@@ -150,8 +159,12 @@ def read_warc(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: 
         at, message = problem or (chain.last_offset, failure or "")
         yield reader_row(path, skip_reason="read_error", source_offset=at, source_profile=profile, error=message)
     elif not chain.count and not chain.reported:
-        yield reader_row(path, skip_reason="read_error", source_offset=start[1] or start[0], source_profile=profile,
-                         error="no WARC record found")
+        at = start[1] or start[0]
+        chain.lost = (end if end is not None else size) - at - chain.covered
+        yield reader_row(path, skip_reason="read_error", source_offset=at, source_length=chain.lost,
+                         source_profile=profile, error="no WARC record found")
+    if tally is not None and start == (0, 0):
+        tally.update(_tally(chain, size, end, failure is not None))
 
 
 def _fastwarc_rows(path: str, stream: IO[bytes], chain: _Chain, cap: int,
@@ -209,6 +222,29 @@ def _fastwarc_row(rec: Any, path: str, cap: int, profile: str) -> tuple[dict, bo
     return row, complete
 
 
+def _tally(chain: _Chain, size: int, end: int | None, failed: bool) -> dict[str, Any]:
+    """Where the bytes of the file went: {size, records, skipped, unaccounted} in file bytes, plus
+    `skipped_decompressed` for a gzip file (damage found inside its decompressed data).
+
+    Plain: rows tile the file from the first record on (leading blank lines count with records).
+    Gzip: members read and skipped ranges must tile the file, and rows the decompressed stream.
+    `unaccounted` is None when the raw read failed (the read_error row says why).
+    """
+    stream_lost = (end or 0) - chain.first_u - chain.covered - chain.lost
+    members = chain.members
+    if members is None:
+        skipped = chain.damaged + chain.lost
+        unaccounted = None if failed else size - chain.first_u - chain.covered - chain.lost
+        extra = {}
+    else:
+        skipped = sum(stop - start for start, stop in chain.skipped_ranges().items())
+        gzip_lost = size - members.start - members.member_bytes - members.skipped_bytes
+        unaccounted = None if failed else gzip_lost + stream_lost
+        extra = {"skipped_decompressed": chain.damaged + chain.lost}
+    return {"size": size, "records": size - skipped - (unaccounted or 0), "skipped": skipped, **extra,
+            "unaccounted": unaccounted}
+
+
 def _lenient_row(item: RawRecord | Damage, path: str, cap: int, profile: str) -> dict:
     if isinstance(item, Damage):
         return reader_row(path, skip_reason="read_error", source_profile=profile, error=one_line(item.message))
@@ -231,6 +267,11 @@ class _Chain:
     def __init__(self, start: Start, path: str, profile: str) -> None:
         self.start, self.members, self.path, self.profile = start, None, path, profile
         self.reported: set[int] = set()  # file starts of the skips given a row
+        self.ranges: dict[int, int] = {}  # every skipped file range seen, {start: stop}, across reopenings
+        # Byte accounting (`_tally`): stream bytes of the rows given out, of those that are damage,
+        # lost to a final "no record" row, and before the first row (blank lines).
+        self.covered = self.damaged = self.lost = 0
+        self.first_u, self.finished = start[0], False
         self.pending: tuple[dict, int, list | None] | None = None
         self.count, self.last_u, self.last_offset = 0, -1, start[1] or start[0]
 
@@ -275,8 +316,17 @@ class _Chain:
     def _skips(self) -> list:
         return self.members.skips if self.members is not None else []
 
+    def skipped_ranges(self) -> dict[int, int]:
+        """{file start: stop} of every gzip range skipped (padding included)."""
+        return {**self.ranges, **{s[1]: s[2] for s in self._skips()}}
+
     def _done(self, row: dict, u: int, member: list | None, end: int | None) -> dict:
         """The held row finished; marked damaged (and a page truncated) when a skip falls inside it."""
+        if not self.finished:
+            self.first_u, self.finished = u, True
+        if end is not None:
+            self.covered += end - u
+            self.damaged += end - u if row["skip_reason"] == "read_error" else 0
         lost = [s for s in self._skips() if _hits(s, u, end)]
         if lost:
             note = "damaged: gzip data lost at file bytes " + ", ".join(f"{s[1]}-{s[2]}" for s in lost)
@@ -290,6 +340,7 @@ class _Chain:
         for at, start, stop, message, _ in self._skips():
             if message and start not in self.reported and (upto is None or at <= upto):
                 self.reported.add(start)
+                self.ranges[start] = stop
                 yield reader_row(self.path, skip_reason="read_error", source_offset=start, source_length=stop - start,
                                  source_profile=self.profile, error=message)
 

@@ -50,7 +50,8 @@ class GzipMembers(io.RawIOBase):
         self._member: list = []  # the member being decompressed (may already be matched)
         self.problem: tuple[int, str] | None = None  # kept for callers: damage is now in `skips`
         self.skips: list[Skip] = []
-        self._start, self._eof = file_offset, False
+        self.start, self._eof = file_offset, False
+        self.member_bytes = self.skipped_bytes = 0  # file bytes in members read, and skipped
 
     def readable(self) -> bool:
         return True
@@ -105,6 +106,7 @@ class GzipMembers(io.RawIOBase):
             self.members.append(self._member)
         if not self._in:  # the file ends inside a member: a cut file
             self._member[2:] = [self._in_off, self.produced, True]
+            self.member_bytes += self._in_off - self._member[1]
             self.done = True
             return
         try:
@@ -126,6 +128,7 @@ class GzipMembers(io.RawIOBase):
         self.produced += len(out)
         if self._dec.eof:
             self._member[2:4], self._dec = [self._in_off, self.produced], None
+            self.member_bytes += self._in_off - self._member[1]
 
     def _rewind(self, offset: int) -> None:
         """Go back to file offset `offset`: seek when the file can, else keep the bytes still buffered."""
@@ -160,6 +163,7 @@ class GzipMembers(io.RawIOBase):
                         "follows")
                     if end > start or message:
                         self.skips.append([at, start, end, message, self.produced])
+                        self.skipped_bytes += end - start
                     self._in, self._in_off, self.done = b"", end, True
                     return
                 continue
@@ -169,6 +173,7 @@ class GzipMembers(io.RawIOBase):
                 nxt = self._in_off + i
                 self.skips.append([at, start, nxt, f"{why}: skipped {nxt - start} bytes at {start}-{nxt}; "
                                                    f"reading goes on at the gzip member at {nxt}", self.produced])
+                self.skipped_bytes += nxt - start
                 self._in, self._in_off = self._in[i:], nxt
                 return
             pos = self._in_off + i + 1

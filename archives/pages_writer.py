@@ -182,7 +182,8 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
         in_file += len(pages)
         pages.clear()
 
-    kwargs = {"max_body_bytes": max_body_bytes}
+    tally: dict[str, Any] = {}
+    kwargs: dict[str, Any] = {"max_body_bytes": max_body_bytes, "tally": tally}
     if profile != "auto":
         kwargs["profile"] = profile
     for row in read_input(path, **kwargs):
@@ -209,7 +210,7 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
     # an empty file holds no record, so no row says it was there: the marker does (issue 22, item 5)
     empty = not counts and identity["size"] == 0
     marker = {"path": path, **identity, "key": key, "skipped_input": "empty_file" if empty else None,
-              "records": sum(counts.values()), "by_reason": dict(counts),
+              "records": sum(counts.values()), "by_reason": dict(counts), "bytes": tally or None,
               "ingest_status": dict(statuses), "files": files, "seconds": round(time.time() - start, 3)}
     with fs.open(f"{tmp}/done.json", "w", encoding="utf-8") as fh:
         json.dump(marker, fh)

@@ -106,3 +106,52 @@ def test_a_broken_member_that_gave_output_marks_its_record_damaged(manifest, tmp
     kept = [r["source_offset"] for r in rows if r["skip_reason"] != "read_error" and r is not damaged[0]]
     assert kept == [s for j, s in enumerate(starts) if j != 792]
     assert read_errors(rows) == [(starts[792], starts[793] - starts[792])]
+
+
+PLAIN = ["wget-netzliteratur-revisits.warc", "warcio-example-iana-chunked.warc"]
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_junk_without_a_newline_before_a_record_of_a_plain_warc_hides_nothing(name, manifest, tmp_path):
+    data, starts = (WARC_DIR / name).read_bytes(), offsets(manifest[name], "uncompressed_offset")
+    for i in picks(len(starts)):
+        at = starts[i]
+        tally: dict = {}
+        rows = list(iter_records(write(tmp_path, f"junk-{i}-{name}", data[:at] + JUNK + data[at:]), tally=tally))
+        assert [r["source_offset"] for r in rows if r["skip_reason"] != "read_error"] == [
+            s if s < at else s + len(JUNK) for s in starts]
+        assert read_errors(rows) == [(at, len(JUNK))]
+        assert not any((r["error"] or "").startswith("resynced") for r in rows)  # the record before kept its length
+        assert tally == {"size": len(data) + 50, "records": len(data), "skipped": 50, "unaccounted": 0}
+
+
+def test_junk_at_the_end_of_a_plain_warc(manifest, tmp_path):
+    name = PLAIN[0]
+    data = (WARC_DIR / name).read_bytes()
+    tally: dict = {}
+    rows = list(iter_records(write(tmp_path, name, data + JUNK), tally=tally))
+    assert [r["source_offset"] for r in rows[:-1]] == offsets(manifest[name], "uncompressed_offset")
+    assert read_errors(rows) == [(len(data), len(JUNK))] and tally["skipped"] == 50 and tally["unaccounted"] == 0
+
+
+WARC_FILES = sorted(p.name for p in WARC_DIR.iterdir() if ".warc" in p.name)
+
+
+@pytest.mark.parametrize("name", WARC_FILES)
+def test_every_byte_of_a_real_warc_is_in_a_record(name):
+    tally: dict = {}
+    list(iter_records(str(WARC_DIR / name), tally=tally))
+    size = (WARC_DIR / name).stat().st_size
+    assert tally["size"] == tally["records"] == size and tally["skipped"] == 0 and tally["unaccounted"] == 0
+
+
+def test_every_byte_of_a_damaged_gzip_warc_is_in_a_record_or_a_skipped_range(manifest, tmp_path):
+    name = GZ_FILES[0]
+    data, starts = (WARC_DIR / name).read_bytes(), offsets(manifest[name])
+    a, mid = starts[5], (starts[30] + starts[31]) // 2
+    damaged = data[:a] + JUNK + data[a:mid] + b"\0" * 8 + data[mid + 8:] + JUNK
+    tally: dict = {}
+    rows = list(iter_records(write(tmp_path, name, damaged), tally=tally))
+    skipped = sum(length for _, length in read_errors(rows))
+    assert skipped == 50 + (starts[31] - starts[30]) + 50
+    assert tally["skipped"] == skipped and tally["records"] + skipped == len(damaged) and tally["unaccounted"] == 0

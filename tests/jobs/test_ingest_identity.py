@@ -98,3 +98,21 @@ def test_an_empty_input_is_one_skipped_input_in_the_report(spark, tmp_path):
     ingest.run(spark, [str(tmp_path / "empty.warc.gz")], str(tmp_path / "pages"), config, report)
     assert report.data["input_records"] == 0 and report.data["skipped_inputs"] == {"empty_file": 1}
     assert "skipped_inputs empty_file=1" in report.summary()
+
+
+def test_the_report_counts_skipped_bytes_and_fails_when_bytes_are_unaccounted(spark, tmp_path):
+    import json
+
+    data = (WARC / WGET).read_bytes()
+    path = tmp_path / "junk.warc.gz"
+    path.write_bytes(data[:24476] + b"x" * 50 + data[24476:])        # 50 bytes between two members
+    out = tmp_path / "pages"
+    first = run_ingest(spark, [str(path)], out)
+    assert first["bytes_skipped"] == 50 and first["skipped"]["read_error"] == 1
+    assert first["accounting"]["bytes"] == {"input": len(data) + 50, "accounted": len(data) + 50, "ok": True}
+    [marker_file] = (out / "_done").glob("*.json")
+    marker = json.loads(marker_file.read_text())
+    marker["bytes"].update(records=marker["bytes"]["records"] - 7, unaccounted=7)  # as a reader that lost 7 bytes
+    marker_file.write_text(json.dumps(marker))
+    with pytest.raises(RuntimeError, match="bytes: 214056 input rows but 214049 accounted for"):
+        run_ingest(spark, [str(path)], out)
