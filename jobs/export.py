@@ -29,6 +29,8 @@ from pagesieve.jobs.common import (
     job_parser,
     load_config,
     spark_session,
+    staging_path,
+    swap_in,
 )
 
 __all__ = ["DuplicateIdError", "build_jsonl", "check_unique_ids", "record_objects", "run", "run_records", "main"]
@@ -185,8 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     spark = spark_session("export", args.master, config.spark)
     report = Report("export", config)
     export = run if args.documents else run_records
-    n = export(spark, path, args.out, config, report, formats, args.gzip)
-    report.finish(n, args.out, args.quiet)
+    staged = staging_path(args.out)   # written beside the old export, swapped in when done
+    n = export(spark, path, staged, config, report, formats, args.gzip)
+    report.set(output=args.out).finish(n, staged, args.quiet)
+    swap_in(staged, args.out)
     return 0
 
 

@@ -18,6 +18,8 @@ from pagesieve.jobs.common import (
     job_parser,
     load_config,
     spark_session,
+    staging_path,
+    swap_in,
     write_json,
 )
 
@@ -42,21 +44,29 @@ def main(argv: list[str] | None = None) -> int:
     spark = spark_session("run", args.master, config.spark)
     whole = Report("run", config)
     stages = {}
+    # documents and export are written beside the old ones and swapped in together with the report at the
+    # end, so a rerun killed half-way (another --method, say) leaves the previous run's outputs as they were
+    documents, exported = staging_path(f"{out}/documents"), staging_path(f"{out}/export")
+    final = {"clean": {"output": f"{out}/documents"},
+             "export": {"input": f"{out}/documents", "output": f"{out}/export"}}
     for name, step in (
         ("ingest", lambda r: ingest.run(spark, args.inputs, f"{out}/pages", config, r, force=args.force,
                                         profile=args.profile, paths=paths)),
-        ("clean", lambda r: clean.run(spark, f"{out}/pages", f"{out}/documents", config, r, spec)),
-        ("export", lambda r: export.run(spark, f"{out}/documents", f"{out}/export", config, r,
-                                        ["jsonl", "parquet"], args.gzip)),
+        ("clean", lambda r: clean.run(spark, f"{out}/pages", documents, config, r, spec)),
+        ("export", lambda r: export.run(spark, documents, exported, config, r, ["jsonl", "parquet"], args.gzip)),
     ):
         report = Report(name, config)
-        stages[name] = report.finish(step(report), None, quiet=True)
+        n = step(report)
+        report.set(**final.get(name, {}))   # the reports name the outputs they are swapped in as
+        stages[name] = report.finish(n, None, quiet=True)
         if not args.quiet:
             print(report.summary(), file=sys.stderr)
     pages = stages["ingest"]["rows"]
     whole.set(stages=stages, input_records=stages["ingest"]["input_records"], pages=pages,
               by_status=stages["clean"]["by_status"], output=out)
     data = whole.finish(pages, None, quiet=True)
+    swap_in(documents, f"{out}/documents")
+    swap_in(exported, f"{out}/export")
     write_json(f"{out}/_report.json", data)
     if not args.quiet:
         print(f"pagesieve run: {stages['ingest']['input_records']} records -> {pages} pages -> "
