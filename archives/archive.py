@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from pagesieve.archives.arc import read_arc
 from pagesieve.archives.block import split_http
+from pagesieve.archives.fast_path import fast_gzip_rows
 from pagesieve.archives.gzip_members import GzipMembers
 from pagesieve.archives.lenient import Damage, RawRecord, iter_lenient
 from pagesieve.archives.profiles import LENIENT_PROFILES, check_profile, detect_profile, sniff
@@ -116,6 +117,34 @@ def _read_archive(path: str, cap: int, profile: str, tally: dict[str, Any] | Non
 
 def read_warc(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: str, *,
               start: Start = (0, 0), tally: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    """Rows of the WARC records of `fh` from `start` on: the fast path for a local, well-formed file with a
+    gzip member per record (`fast_path.py`), else (or from where it stopped) `read_warc_carefully`.
+
+    Args and returns: as `read_warc_carefully`.
+    """
+    local = "://" not in path or path.startswith("file://")
+    if not (gz and local and start == (0, 0) and profile not in LENIENT_PROFILES):
+        yield from read_warc_carefully(path, fh, gz, size, cap, profile, start=start, tally=tally)
+        return
+    resume = yield from fast_gzip_rows(path.removeprefix("file://"), fh, size,
+                                       lambda rec: _fastwarc_row(rec, path, cap, profile))
+    if resume is None:
+        if tally is not None:
+            tally.update(size=size, records=size, skipped=0, skipped_decompressed=0, unaccounted=0)
+        return
+    # Read again from the start (the byte accounting needs the whole file): rows before `resume` were given.
+    fh.seek(0)
+    prefix = resume > 0
+    for row in read_warc_carefully(path, fh, gz, size, cap, profile, tally=tally):
+        if prefix and row["skip_reason"] != "read_error":
+            prefix = (row["source_offset"] or 0) < resume
+            if prefix:
+                continue
+        yield row
+
+
+def read_warc_carefully(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: str, *,
+                        start: Start = (0, 0), tally: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Rows of the WARC records of `fh` from `start` on, FastWARC first unless the profile is lenient.
 
     Args:

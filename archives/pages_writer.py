@@ -191,7 +191,7 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
         counts[reason or "page"] += 1
         if reason is None:
             statuses[row["ingest_status"] or "ok"] += 1
-            pages.append({k: row[k] for k in PAGES.names})
+            pages.append(row)  # from_pylist takes the schema's columns and leaves the rest
             if len(pages) >= rows_per_batch or in_file + len(pages) >= rows_per_file:
                 flush()
         else:

@@ -155,3 +155,43 @@ def test_every_byte_of_a_damaged_gzip_warc_is_in_a_record_or_a_skipped_range(man
     skipped = sum(length for _, length in read_errors(rows))
     assert skipped == 50 + (starts[31] - starts[30]) + 50
     assert tally["skipped"] == skipped and tally["records"] + skipped == len(damaged) and tally["unaccounted"] == 0
+
+
+def _both_paths(path: str) -> tuple[int | None, list[dict], list[dict]]:
+    """(where the fast path stopped, its rows, the careful reader's rows) of one file."""
+    import os
+
+    from pagesieve.archives.archive import _fastwarc_row, read_warc_carefully
+    from pagesieve.archives.fast_path import fast_gzip_rows
+
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        fast = fast_gzip_rows(path, fh, size, lambda rec: _fastwarc_row(rec, path, 20_000_000, "warc"))
+        rows = []
+        try:
+            while True:
+                rows.append(next(fast))
+        except StopIteration as stop:
+            resume = stop.value
+        careful = list(read_warc_carefully(path, fh, True, size, 20_000_000, "warc"))
+    return resume, rows, careful
+
+
+PER_RECORD_GZ = [*GZ_FILES, "wget-2013-archive-org-urls.warc.gz", "wayback-snapshots-nonconforming.warc.gz",
+                 "warcio-example.warc.gz"]
+
+
+@pytest.mark.parametrize("name", PER_RECORD_GZ)
+def test_the_fast_path_reads_a_well_formed_file_whole_and_gives_the_careful_rows(name):
+    resume, fast, careful = _both_paths(str(WARC_DIR / name))
+    assert resume is None and fast == careful
+
+
+def test_the_fast_path_stops_before_damage_and_the_reader_goes_on_without_repeating(manifest, tmp_path):
+    name = GZ_FILES[0]
+    data, starts = (WARC_DIR / name).read_bytes(), offsets(manifest[name])
+    path = write(tmp_path, name, data[:starts[20]] + JUNK + data[starts[20]:])
+    resume, fast, careful = _both_paths(path)
+    assert resume == starts[19] and fast == careful[:19]   # the record before the junk is not given out
+    rows = list(iter_records(path))
+    assert [r["source_offset"] for r in rows] == [*starts[:20], starts[20], *(s + 50 for s in starts[20:])]
