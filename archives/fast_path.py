@@ -21,11 +21,14 @@ through mmap).
 
 from __future__ import annotations
 
+import logging
 import mmap
 from collections.abc import Callable, Generator
 from typing import IO, Any
 
 __all__ = ["fast_gzip_rows"]
+
+logger = logging.getLogger(__name__)
 
 _MEMBER = b"\x1f\x8b\x08"
 _MAX_HEADER = 1 << 20  # WARC header plus separators: more than this and the member holds something else
@@ -33,12 +36,11 @@ _MAX_HEADER = 1 << 20  # WARC header plus separators: more than this and the mem
 
 def fast_gzip_rows(path: str, fh: IO[bytes], size: int, make_row: Callable[[Any], tuple[dict, bool]]
                    ) -> Generator[dict, None, int | None]:
-    # FastWARC opens the path itself: its own file reads beat reading through a Python file object
     """Rows of a per-record gzip WARC read by FastWARC alone, each member checked (see the module).
 
     Args:
-        path: the archive (a local file).
-        fh: it, open (its descriptor is mapped to read the gzip trailers).
+        path: the archive (a local file), for messages.
+        fh: it, open (read from its start; its descriptor is mapped to read the gzip trailers).
         size: its size.
         make_row: (row, whether the block is whole) of a FastWARC record.
 
@@ -55,7 +57,8 @@ def fast_gzip_rows(path: str, fh: IO[bytes], size: int, make_row: Callable[[Any]
     pending: tuple[dict, int, int] | None = None  # the row whose member's end is not known yet
     with view:
         try:
-            for rec in ArchiveIterator(path, parse_http=True, auto_decode="none", quirks_mode=False):
+            fh.seek(0)
+            for rec in ArchiveIterator(fh, parse_http=True, auto_decode="none", quirks_mode=False):
                 p = rec.stream_pos
                 start = pending[1] if pending else 0
                 if view[p:p + 3] != _MEMBER or (p <= start if pending else p != 0):
@@ -71,7 +74,8 @@ def fast_gzip_rows(path: str, fh: IO[bytes], size: int, make_row: Callable[[Any]
                 if not complete:
                     return p  # the row before it was given out above
                 pending = (row, p, int(length))
-        except Exception:  # noqa: BLE001 - whatever FastWARC raises, the careful path reads on from here
+        except Exception as exc:  # noqa: BLE001 - whatever FastWARC raises, the careful path reads on from here
+            logger.debug("%s: FastWARC raised %r on the fast path", path, exc)
             return pending[1] if pending else 0
         if pending is None or not _holds_one_record(view, size, pending[2]):
             return pending[1] if pending else 0
