@@ -133,7 +133,7 @@ def read_warc(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: 
             tally.update(size=size, records=size, skipped=0, skipped_decompressed=0, unaccounted=0)
         return
     # Read again from the start (the byte accounting needs the whole file): rows before `resume` were given.
-    logger.info("%s: not one well-formed gzip member per record from offset %d on; read carefully", path, resume)
+    logger.debug("%s: not one well-formed gzip member per record from offset %d on; read carefully", path, resume)
     fh.seek(0)
     prefix = resume > 0
     for row in read_warc_carefully(path, fh, gz, size, cap, profile, tally=tally):
