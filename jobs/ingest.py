@@ -5,7 +5,9 @@
 
 One Spark task per input file, which writes that archive's pages itself and commits them with a
 marker (see `pagesieve.archives.pages_writer`): re-running the same command skips the archives
-already committed, so a killed job continues where it stopped; `--force` redoes them. Every
+already committed, so a killed job continues where it stopped; `--force` redoes them. An archive is
+known by its absolute URI, size and modification time, never by the path as typed: the same file
+named two ways is read once, and a file changed in place is read again (with a warning). Every
 record is accounted for: HTML responses become `pages` rows; everything else (requests,
 warcinfo, revisits, non-HTML, read errors) is listed with its reason in `<out>/_skipped/`
 (ignored by Parquet readers: it starts with `_`) and counted in `<out>/_report.json`.
