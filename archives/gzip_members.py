@@ -10,7 +10,7 @@ import re
 import zlib
 from typing import IO, Any
 
-__all__ = ["GZIP_MAGIC", "GzipMembers", "Skip"]
+__all__ = ["GZIP_MAGIC", "GzipMembers", "Skip", "find_member"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 _MEMBER = GZIP_MAGIC + b"\x08"  # magic plus deflate, the only method gzip defines: fewer false starts
@@ -183,6 +183,28 @@ class GzipMembers(io.RawIOBase):
         chunk = self._read()
         self._in += chunk
         return bool(chunk)
+
+
+def find_member(raw: IO[bytes], start: int) -> int | None:
+    """The file offset of the first gzip member at or after `start` whose data opens with a record line
+    (WARC or ARC), or None; `raw` is left positioned anywhere."""
+    raw.seek(start)
+    buf, base = b"", start
+    while True:
+        chunk = raw.read(1 << 16)
+        buf += chunk
+        i = buf.find(_MEMBER)
+        while i >= 0:
+            while len(buf) - i < _PROBE and chunk:
+                chunk = raw.read(1 << 16)
+                buf += chunk
+            if _holds_record(buf[i:i + _PROBE]):
+                return base + i
+            i = buf.find(_MEMBER, i + 1)
+        if not chunk:
+            return None
+        base += len(buf) - 2
+        buf = buf[-2:]
 
 
 def _holds_record(data: bytes) -> bool:

@@ -195,3 +195,17 @@ def test_the_fast_path_stops_before_damage_and_the_reader_goes_on_without_repeat
     assert resume == starts[19] and fast == careful[:19]   # the record before the junk is not given out
     rows = list(iter_records(path))
     assert [r["source_offset"] for r in rows] == [*starts[:20], starts[20], *(s + 50 for s in starts[20:])]
+
+
+ARC_GZ = "ia-2008-archive-org-heritrix.arc.gz"
+
+
+def test_junk_between_the_members_of_a_gzip_arc_is_skipped(manifest, tmp_path):
+    data, starts = (WARC_DIR / ARC_GZ).read_bytes(), offsets(manifest[ARC_GZ])
+    for i in picks(len(starts)):
+        at = starts[i]
+        rows = list(iter_records(write(tmp_path, f"junk-{i}-{ARC_GZ}", data[:at] + JUNK + data[at:])))
+        assert [r["source_offset"] for r in rows if r["skip_reason"] != "read_error"] == [
+            s if s < at else s + len(JUNK) for s in starts]
+        assert read_errors(rows) == [(at, len(JUNK))]
+
