@@ -229,7 +229,8 @@ def write_json(path: str, obj: dict[str, Any]) -> None:
 
     fs, target = fsspec.core.url_to_fs(path)
     tmp = f"{target}.tmp-{uuid.uuid4().hex[:12]}"
-    fs.makedirs(fs._parent(target), exist_ok=True)
+    if "/" in target:
+        fs.makedirs(target.rsplit("/", 1)[0], exist_ok=True)
     with fs.open(tmp, "w", encoding="utf-8") as fh:
         json.dump(obj, fh, indent=2, sort_keys=False, default=str)
         fh.write("\n")
