@@ -49,8 +49,8 @@ def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = 
         profile: one of `PROFILES`: `auto` detects it from the first record; any other forces it.
             Rows carry the profile used in `source_profile`.
         tally: when given, filled once the iterator is exhausted with where the file's bytes went
-            (`ByteTally`: size, records, skipped, unaccounted) for WARC files; left empty for ARC and
-            for a file that could not be opened.
+            (`_tally`: size, records, skipped, unaccounted; all in file bytes) for WARC files; left
+            empty for ARC and for a file that could not be opened.
 
     Returns:
         An iterator of rows. Never raises for bad input: a missing, unreadable or damaged file
