@@ -6,6 +6,7 @@ import logging
 from collections.abc import Iterator
 from typing import IO, Any
 
+from pagesieve.archives.gzip_members import GZIP_MAGIC, find_member
 from pagesieve.archives.rows import (
     add_body,
     get_header,
@@ -34,10 +35,14 @@ def read_arc(path: str, fh: IO[bytes], size: int, cap: int, *, start: int = 0) -
         start: where to start reading (a record offset).
 
     Returns:
-        One row per record, then a `read_error` row if warcio fails for good.
+        One row per record, then a `read_error` row if warcio fails for good. In a gzip file, damage
+        (junk between members, a member that does not decompress) is skipped to the next member that
+        holds an ARC record line, as one `read_error` row with the skipped file range (issue 22).
     """
     from warcio.archiveiterator import ArchiveIterator
 
+    fh.seek(0)
+    gz = fh.read(2) == GZIP_MAGIC
     end = resumed_at = start  # end of the last good record; where warcio was last (re)started
     pending = None  # its length is the next record's offset minus its own (warcio's omits the "\n")
     fh.seek(start)
@@ -48,6 +53,10 @@ def read_arc(path: str, fh: IO[bytes], size: int, cap: int, *, start: int = 0) -
                 row = _arc_row(rec, path, cap)
                 # Asked after the body was read: warcio reads the rest of the record to answer.
                 row["source_offset"], row["source_length"] = it.get_record_offset(), it.get_record_length()
+                if gz and _peek(fh, row["source_offset"]) != GZIP_MAGIC:
+                    # warcio read bytes that are not gzip as a plain ARC header (junk with spaces in it)
+                    # and the members after them as its body: damage, not a record
+                    raise ValueError(f"no gzip member at offset {row['source_offset']}")
                 end = row["source_offset"] + row["source_length"]
                 if pending:
                     pending["source_length"] = row["source_offset"] - pending["source_offset"]
@@ -71,11 +80,32 @@ def read_arc(path: str, fh: IO[bytes], size: int, cap: int, *, start: int = 0) -
                 continue
             except Exception as exc:
                 failure = exc
+        nxt = find_member(fh, end + 1) if gz else None
         if pending:
+            if nxt is not None:
+                pending["source_length"] = end - pending["source_offset"]
             yield pending
+            pending = None
+        if nxt is not None:
+            yield reader_row(path, skip_reason="read_error", source_offset=end, source_length=nxt - end,
+                             source_profile="arc", error=f"unreadable ARC data ({type(failure).__name__}): skipped "
+                                                         f"{nxt - end} bytes at {end}-{nxt}; reading goes on at the "
+                                                         f"gzip member at {nxt}")
+            fh.seek(nxt)
+            end = resumed_at = nxt
+            continue
         yield reader_row(path, skip_reason="read_error", source_offset=end, source_profile="arc",
                          error=one_line(failure))
         return
+
+
+def _peek(fh: IO[bytes], offset: int) -> bytes:
+    """The 2 bytes at `offset`, the file position kept (warcio reads on from it)."""
+    pos = fh.tell()
+    fh.seek(offset)
+    head = fh.read(2)
+    fh.seek(pos)
+    return head
 
 
 def _arc_row(rec: Any, path: str, cap: int) -> dict:

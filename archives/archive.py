@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from pagesieve.archives.arc import read_arc
 from pagesieve.archives.block import split_http
+from pagesieve.archives.fast_path import fast_gzip_rows
 from pagesieve.archives.gzip_members import GzipMembers
 from pagesieve.archives.lenient import Damage, RawRecord, iter_lenient
 from pagesieve.archives.profiles import LENIENT_PROFILES, check_profile, detect_profile, sniff
@@ -38,7 +39,8 @@ _HTTP_ROOM = 1 << 20  # block bytes kept beyond the body cap, for the HTTP heade
 Start = tuple[int, int | None]  # (decompressed offset, file offset of its gzip member or None)
 
 
-def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = "auto") -> Iterator[dict[str, Any]]:
+def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = "auto",
+                 tally: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Yield one READER_ROWS dict per record of a WARC or ARC file (plain, gzip per record or whole).
 
     Args:
@@ -46,6 +48,9 @@ def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = 
         max_body_bytes: bodies longer than this are cut to it and get ingest_status `too_large`.
         profile: one of `PROFILES`: `auto` detects it from the first record; any other forces it.
             Rows carry the profile used in `source_profile`.
+        tally: when given, filled once the iterator is exhausted with where the file's bytes went
+            (`_tally`: size, records, skipped, unaccounted; all in file bytes) for WARC files; left
+            empty for ARC and for a file that could not be opened.
 
     Returns:
         An iterator of rows. Never raises for bad input: a missing, unreadable or damaged file
@@ -54,19 +59,21 @@ def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = 
         the damaged span in the decompressed stream), else 0. A record whose headers were read but
         whose block is cut short is a row with ingest_status `truncated`, not a read_error (this is
         how a file cut inside a body ends). A record whose Content-Length was wrong is read
-        anyway, with an `error` note `resynced: ...`. An empty file gives no row.
+        anyway, with an `error` note `resynced: ...`. An empty file gives no row. Damaged gzip data
+        is skipped to the next member holding a record: a `read_error` row with the file range, and
+        reading goes on (a record that lost data to it gets an `error` note `damaged: ...`).
 
     Raises:
         ValueError: `profile` is not one of PROFILES (before anything is read).
     """
     check_profile(profile)
-    return _counted(path, max_body_bytes, profile)
+    return _counted(path, max_body_bytes, profile, tally)
 
 
-def _counted(path: str, cap: int, profile: str) -> Iterator[dict[str, Any]]:
+def _counted(path: str, cap: int, profile: str, tally: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
     counts: collections.Counter[str] = collections.Counter()
     used, resynced = profile, 0
-    for row in _read_archive(path, cap, profile):
+    for row in _read_archive(path, cap, profile, tally):
         counts[row["skip_reason"] or "page"] += 1
         used = row["source_profile"] or used
         resynced += (row["error"] or "").startswith("resynced")
@@ -86,7 +93,7 @@ def open_archive(path: str) -> IO[bytes]:
     return open(path.removeprefix("file://"), "rb")  # noqa: SIM115 - closed by the caller's `with`
 
 
-def _read_archive(path: str, cap: int, profile: str) -> Iterator[dict[str, Any]]:
+def _read_archive(path: str, cap: int, profile: str, tally: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
     try:
         fh = open_archive(path)
         size = fh.seek(0, os.SEEK_END)
@@ -98,16 +105,47 @@ def _read_archive(path: str, cap: int, profile: str) -> Iterator[dict[str, Any]]
         return
     with fh:
         if not size:
+            if tally is not None:
+                tally.update(size=0, records=0, skipped=0, unaccounted=0)
             return  # an empty file holds no record, so there is nothing to account for
         used = detect_profile(head, path) if profile == "auto" else profile
         if used == "arc":
             yield from read_arc(path, fh, size, cap)
         else:
-            yield from read_warc(path, fh, gz, size, cap, used)
+            yield from read_warc(path, fh, gz, size, cap, used, tally=tally)
 
 
 def read_warc(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: str, *,
-              start: Start = (0, 0)) -> Iterator[dict[str, Any]]:
+              start: Start = (0, 0), tally: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    """Rows of the WARC records of `fh` from `start` on: the fast path for a local, well-formed file with a
+    gzip member per record (`fast_path.py`), else (or from where it stopped) `read_warc_carefully`.
+
+    Args and returns: as `read_warc_carefully`.
+    """
+    local = "://" not in path or path.startswith("file://")
+    if not (gz and local and start == (0, 0) and profile not in LENIENT_PROFILES):
+        yield from read_warc_carefully(path, fh, gz, size, cap, profile, start=start, tally=tally)
+        return
+    resume = yield from fast_gzip_rows(path.removeprefix("file://"), fh, size,
+                                       lambda rec: _fastwarc_row(rec, path, cap, profile))
+    if resume is None:
+        if tally is not None:
+            tally.update(size=size, records=size, skipped=0, skipped_decompressed=0, unaccounted=0)
+        return
+    # Read again from the start (the byte accounting needs the whole file): rows before `resume` were given.
+    logger.debug("%s: not one well-formed gzip member per record from offset %d on; read carefully", path, resume)
+    fh.seek(0)
+    prefix = resume > 0
+    for row in read_warc_carefully(path, fh, gz, size, cap, profile, tally=tally):
+        if prefix and row["skip_reason"] != "read_error":
+            prefix = (row["source_offset"] or 0) < resume
+            if prefix:
+                continue
+        yield row
+
+
+def read_warc_carefully(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: str, *,
+                        start: Start = (0, 0), tally: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Rows of the WARC records of `fh` from `start` on, FastWARC first unless the profile is lenient.
 
     Args:
@@ -118,11 +156,12 @@ def read_warc(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: 
         cap: the body cap.
         profile: the profile used (not `auto`).
         start: (decompressed offset, file offset of a gzip member starting there, or None).
+        tally: filled with `_tally` at the end when reading from the start of the file.
 
     Returns:
         Rows in file order; see `iter_records`.
     """
-    chain = _Chain(start)
+    chain = _Chain(start, path, profile)
     failure, end = None, size
     try:
         stream = chain.open(fh, gz, start)
@@ -149,9 +188,13 @@ def read_warc(path: str, fh: IO[bytes], gz: bool, size: int, cap: int, profile: 
     if problem or failure:
         at, message = problem or (chain.last_offset, failure or "")
         yield reader_row(path, skip_reason="read_error", source_offset=at, source_profile=profile, error=message)
-    elif not chain.count:
-        yield reader_row(path, skip_reason="read_error", source_offset=start[1] or start[0], source_profile=profile,
-                         error="no WARC record found")
+    elif not chain.count and not chain.reported:
+        at = start[1] or start[0]
+        chain.lost = (end if end is not None else size) - at - chain.covered
+        yield reader_row(path, skip_reason="read_error", source_offset=at, source_length=chain.lost,
+                         source_profile=profile, error="no WARC record found")
+    if tally is not None and start == (0, 0):
+        tally.update(_tally(chain, size, end, failure is not None))
 
 
 def _fastwarc_rows(path: str, stream: IO[bytes], chain: _Chain, cap: int,
@@ -169,6 +212,8 @@ def _fastwarc_rows(path: str, stream: IO[bytes], chain: _Chain, cap: int,
         for rec in ArchiveIterator(stream, parse_http=True, auto_decode="none", quirks_mode=False,
                                    stream_detect=chain.members is None):
             u = rec.stream_pos
+            if chain.damaged_before(u):
+                return chain.take_back()  # the record before crossed skipped gzip data: the lenient reader cuts it
             length = rec.headers.get("Content-Length")
             if length is None or not length.strip().isdigit():
                 return chain.start_at(u)  # a header FastWARC misread (LF-only, cut, no length)
@@ -192,10 +237,11 @@ def _fastwarc_rows(path: str, stream: IO[bytes], chain: _Chain, cap: int,
 def _fastwarc_row(rec: Any, path: str, cap: int, profile: str) -> tuple[dict, bool]:
     """(row, whether the record's block is all there)."""
     http = rec.http_headers
-    pairs = [(text(k), text(v)) for k, v in http.items_bytes()] if http is not None else []
+    pairs = _decoded_pairs(http.items_bytes()) if http is not None else []
+    get_bytes = rec.headers.get_bytes
 
     def get(name: str) -> str | None:  # decoded as the lenient reader does (FastWARC would put U+FFFD)
-        value = rec.headers.get_bytes(name.encode())
+        value = get_bytes(name.encode())
         return None if value is None else text(value)
 
     row = warc_row(path, get, (http.status_code, pairs) if http is not None else None, profile)
@@ -205,6 +251,38 @@ def _fastwarc_row(rec: Any, path: str, cap: int, profile: str) -> tuple[dict, bo
     if row["skip_reason"] is None:
         add_body(row, raw, not complete, cap, pairs)
     return row, complete
+
+
+def _tally(chain: _Chain, size: int, end: int | None, failed: bool) -> dict[str, Any]:
+    """Where the bytes of the file went: {size, records, skipped, unaccounted} in file bytes, plus
+    `skipped_decompressed` for a gzip file (damage found inside its decompressed data).
+
+    Plain: rows tile the file from the first record on (leading blank lines count with records).
+    Gzip: members read and skipped ranges must tile the file, and rows the decompressed stream.
+    `unaccounted` is None when the raw read failed (the read_error row says why).
+    """
+    stream_lost = (end or 0) - chain.first_u - chain.covered - chain.lost
+    members = chain.members
+    if members is None:
+        skipped = chain.damaged + chain.lost
+        unaccounted = None if failed else size - chain.first_u - chain.covered - chain.lost
+        extra = {}
+    else:
+        skipped = sum(stop - start for start, stop in chain.skipped_ranges().items())
+        gzip_lost = size - members.start - members.member_bytes - members.skipped_bytes
+        unaccounted = None if failed else gzip_lost + stream_lost
+        extra = {"skipped_decompressed": chain.damaged + chain.lost}
+    return {"size": size, "records": size - skipped - (unaccounted or 0), "skipped": skipped, **extra,
+            "unaccounted": unaccounted}
+
+
+def _decoded_pairs(items: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    """Header pairs as `text` decodes them; one decode per byte string while all are UTF-8 (the usual case:
+    calling `text` on each cost a tenth of the fast path's Python time, `scripts/bench_ingest.py`)."""
+    try:
+        return [(k.decode(), v.decode()) for k, v in items]
+    except UnicodeDecodeError:
+        return [(text(k), text(v)) for k, v in items]
 
 
 def _lenient_row(item: RawRecord | Damage, path: str, cap: int, profile: str) -> dict:
@@ -222,10 +300,18 @@ def _lenient_row(item: RawRecord | Damage, path: str, cap: int, profile: str) ->
 
 
 class _Chain:
-    """Rows in file order: a row's length is known once the next record's offset is."""
+    """Rows in file order: a row's length is known once the next record's offset is. Gzip data skipped
+    as damaged (`GzipMembers.skips`) becomes a `read_error` row with its file range, after the record
+    before it; a record whose data runs across such a gap is marked damaged."""
 
-    def __init__(self, start: Start) -> None:
-        self.start, self.members = start, None
+    def __init__(self, start: Start, path: str, profile: str) -> None:
+        self.start, self.members, self.path, self.profile = start, None, path, profile
+        self.reported: set[int] = set()  # file starts of the skips given a row
+        self.ranges: dict[int, int] = {}  # every skipped file range seen, {start: stop}, across reopenings
+        # Byte accounting (`_tally`): stream bytes of the rows given out, of those that are damage,
+        # lost to a final "no record" row, and before the first row (blank lines).
+        self.covered = self.damaged = self.lost = 0
+        self.first_u, self.finished = start[0], False
         self.pending: tuple[dict, int, list | None] | None = None
         self.count, self.last_u, self.last_offset = 0, -1, start[1] or start[0]
 
@@ -249,7 +335,8 @@ class _Chain:
         """Hold the row of the record at decompressed offset `u`; give out the one held before."""
         member = self.members.member_at(u) if self.members is not None else None
         if self.pending:
-            yield _finish(*self.pending, end=u)
+            yield self._done(*self.pending, end=u)
+        yield from self._skipped(u)
         self.pending, self.last_u = (row, u, member), u
         self.last_offset = member[1] if member else u
         self.count += 1
@@ -257,9 +344,45 @@ class _Chain:
     def flush(self, end: int | None) -> Iterator[dict]:
         """Give out the row held, its record ending at `end` (the end of the stream)."""
         if self.pending:
-            row = _finish(*self.pending, end=end)
+            row = self._done(*self.pending, end=end)
             self.last_offset, self.pending = row["source_offset"], None
             yield row
+        yield from self._skipped(None)
+
+    def damaged_before(self, u: int) -> bool:
+        """Whether skipped gzip data falls inside the record held (which runs up to `u`)."""
+        return self.pending is not None and any(_hits(s, self.last_u, u) for s in self._skips())
+
+    def _skips(self) -> list:
+        return self.members.skips if self.members is not None else []
+
+    def skipped_ranges(self) -> dict[int, int]:
+        """{file start: stop} of every gzip range skipped (padding included)."""
+        return {**self.ranges, **{s[1]: s[2] for s in self._skips()}}
+
+    def _done(self, row: dict, u: int, member: list | None, end: int | None) -> dict:
+        """The held row finished; marked damaged (and a page truncated) when a skip falls inside it."""
+        if not self.finished:
+            self.first_u, self.finished = u, True
+        if end is not None:
+            self.covered += end - u
+            self.damaged += end - u if row["skip_reason"] == "read_error" else 0
+        lost = [s for s in self._skips() if _hits(s, u, end)]
+        if lost:
+            note = "damaged: gzip data lost at file bytes " + ", ".join(f"{s[1]}-{s[2]}" for s in lost)
+            row["error"] = ";".join(n for n in (row["error"], note) if n)
+            if row["skip_reason"] is None:
+                row["ingest_status"] = "truncated"
+        return _finish(row, u, member, end)
+
+    def _skipped(self, upto: int | None) -> Iterator[dict]:
+        """read_error rows of the skips not yet given one whose gap falls at or before `upto` (None: all)."""
+        for at, start, stop, message, _ in self._skips():
+            if message and start not in self.reported and (upto is None or at <= upto):
+                self.reported.add(start)
+                self.ranges[start] = stop
+                yield reader_row(self.path, skip_reason="read_error", source_offset=start, source_length=stop - start,
+                                 source_profile=self.profile, error=message)
 
     def start_at(self, u: int) -> Start:
         """Where to reopen the stream to read the record at `u` again."""
@@ -273,6 +396,12 @@ class _Chain:
         _, u, member = self.pending
         self.pending, self.count = None, self.count - 1
         return u, member[1] if member else None
+
+
+def _hits(skip: list, u: int, end: int | None) -> bool:
+    """Whether the record at [u, end) lost data to a skip or holds output of a broken member."""
+    at, message, suspect_end = skip[0], skip[3], skip[4]
+    return bool(message) and ((u < at and (end is None or at < end)) or at <= u < suspect_end)
 
 
 def _finish(row: dict, u: int, member: list | None, end: int | None) -> dict:

@@ -14,7 +14,9 @@ __all__ = ["OVERLAP", "StreamBuffer"]
 CHUNK = 1 << 20
 OVERLAP = 64  # bytes kept behind a scan position (a separator, a split version line)
 _VERSION = re.compile(rb"WARC/\d+\.\d+\r?\n")
-_VERSION_IN = re.compile(rb"\nWARC/\d+\.\d+\r?\n")
+# Anywhere, not only at a line start: junk without a final newline before a record (a partial upload,
+# the tail of a broken gzip member) must not hide it (issue 22). A header line must still follow.
+_VERSION_ANY = re.compile(rb"WARC/\d+\.\d+\r?\n")
 _NAME = re.compile(rb"[!-9;-~]+:")  # a header field name and its colon (RFC 9110 token characters)
 _NAME_PREFIX = re.compile(rb"[!-9;-~]*\Z")
 _BLANKS = re.compile(rb"[\r\n]*")
@@ -76,14 +78,15 @@ class StreamBuffer:
         return self.base + match.end() if self._header_follows(self.base + match.end()) else None
 
     def find(self, start: int, to: int | None = None) -> int | None:
-        """The first version line at a line start in (start, to), `to` None meaning the end of data."""
+        """The first version line (followed by a header line) in [start, to), `to` None meaning the end of
+        data; it need not start a line."""
         pos = start
         while True:
             self.floor = pos - 1 - OVERLAP
             stop = self.end if to is None else min(self.end, to + 32)
-            match = _VERSION_IN.search(self.data, max(pos - 1 - self.base, 0), stop - self.base)
+            match = _VERSION_ANY.search(self.data, max(pos - self.base, 0), stop - self.base)
             if match is not None:
-                found = self.base + match.start() + 1
+                found = self.base + match.start()
                 if to is not None and found >= to:
                     return None
                 if self._header_follows(self.base + match.end()):

@@ -54,13 +54,15 @@ def iter_html_files(path: str, *, max_body_bytes: int = 20_000_000) -> Iterator[
     logger.info("read %s: %d html files", path, len(files))
 
 
-def read_input(path: str, *, max_body_bytes: int = 20_000_000, profile: str = "auto") -> Iterator[dict[str, Any]]:
+def read_input(path: str, *, max_body_bytes: int = 20_000_000, profile: str = "auto",
+               tally: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Rows of one input from `list_inputs`: HTML files for a directory or `.html` file, else archive.
 
     Args:
         path: a path or URI as returned by `list_inputs`.
         max_body_bytes: the body cap passed to the reader.
         profile: the archive profile (see `iter_records`); HTML files and folders ignore it.
+        tally: filled with the archive's byte accounting (see `iter_records`); untouched for HTML.
 
     Returns:
         The reader's row iterator (never raises for bad input).
@@ -71,7 +73,7 @@ def read_input(path: str, *, max_body_bytes: int = 20_000_000, profile: str = "a
     local = path.removeprefix("file://")
     if "://" not in local and (os.path.isdir(local) or local.lower().endswith(_HTML)):
         return iter_html_files(local, max_body_bytes=max_body_bytes)
-    return iter_records(path, max_body_bytes=max_body_bytes, profile=profile)
+    return iter_records(path, max_body_bytes=max_body_bytes, profile=profile, tally=tally)
 
 
 def list_inputs(inputs: list[str], *, commoncrawl_base: str = COMMONCRAWL_BASE) -> list[str]:

@@ -111,19 +111,22 @@ def _parse_record(buf: StreamBuffer, u: int, keep: int) -> tuple[list[RawRecord 
     declared = int(length) if length is not None and length.isdigit() else None
     buf.hold, buf.pin = None, (bs, bs + keep)
     be, nxt, note, truncated, trailing = _block_end(buf, bs, declared)
-    end = nxt if nxt is not None else trailing if trailing is not None else buf.end
+    end = trailing if trailing is not None else nxt if nxt is not None else buf.end
     record = RawRecord(offset=u, end=end, version=version, headers=headers, block=buf.block(bs, be, keep),
                        declared=declared, note=note, truncated=truncated, block_size=be - bs)
     buf.unpin()
     if trailing is None:
         return [record], nxt
+    if nxt is not None:
+        return [record, Damage(trailing, nxt, f"{nxt - trailing} bytes at {trailing}-{nxt} between two records "
+                                              "hold no WARC record")], nxt
     return [record, Damage(trailing, buf.end, f"{buf.end - trailing} bytes after the last record hold no "
                                               "WARC record")], None
 
 
 def _block_end(buf: StreamBuffer, bs: int, declared: int | None) -> _Ending:
     """(block end, next record, resync note, truncated, trailing junk) of the block starting at `bs`;
-    next record and trailing junk (where unreadable bytes after the last record start) may be None."""
+    next record and trailing junk (where unreadable bytes after the record start) may be None."""
     if declared is None:
         # ClueWeb22's first warcinfo has no Content-Length: the block runs to the next version line.
         nxt = buf.find(bs)
@@ -144,8 +147,15 @@ def _block_end(buf: StreamBuffer, bs: int, declared: int | None) -> _Ending:
         return de, after, None, False, None  # the declared length was right (the usual case)
     if inside is not None:
         return _resynced(buf, bs, declared, inside)  # too long: it ran into the next record
-    nxt = buf.find(de)  # too short: the block runs on to the next version line
-    return (de, None, None, False, after) if nxt is None else _resynced(buf, bs, declared, nxt)
+    separated = buf.at(de, de + 4) == b"\r\n\r\n"  # read before `find` lets these bytes go
+    nxt = buf.find(de)
+    if nxt is None:
+        return de, None, None, False, after
+    if separated:
+        # The separator is where the length says: the length was right and junk follows (a partial
+        # upload; issue 22: 50 bytes without a newline before a response). Junk, not part of the block.
+        return de, nxt, None, False, after
+    return _resynced(buf, bs, declared, nxt)  # too short: the block runs on to the next version line
 
 
 def _resynced(buf: StreamBuffer, bs: int, declared: int, nxt: int) -> _Ending:

@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -24,7 +25,8 @@ from pagesieve.settings import ConfigError, load_defaults, load_file, parse_over
 from .settings import JOB_SETTINGS
 
 __all__ = ["job_parser", "JobConfig", "load_config", "check_output", "check_table", "exit_on_config_error",
-           "spark_session", "Report", "ConfigError", "counts_by", "read_pages", "write_json"]
+           "spark_session", "Report", "ConfigError", "counts_by", "read_pages", "staging_path", "swap_in",
+           "write_json"]
 
 log = logging.getLogger("pagesieve")
 
@@ -211,7 +213,7 @@ class Report:
         d = self.data
         lines = [f"pagesieve {self.job}: {d.get('rows', 0)} rows in {d.get('wall_s', 0):.1f} s "
                  f"({d.get('pages_per_s') or 0:.1f} rows/s)"]
-        for key in ("by_status", "ingest_status", "skipped", "exported"):
+        for key in ("by_status", "ingest_status", "skipped", "skipped_inputs", "exported"):
             if d.get(key):
                 parts = ", ".join(f"{k}={v}" for k, v in sorted(d[key].items()))
                 lines.append(f"  {key:<14} {parts}")
@@ -221,12 +223,57 @@ class Report:
 
 
 def write_json(path: str, obj: dict[str, Any]) -> None:
-    """Write JSON to a local path or any fsspec URI (s3://, hdfs://, ...)."""
+    """Write JSON to a local path or any fsspec URI (s3://, hdfs://, ...), by rename: a reader sees the
+    old file or the new one, never half of one."""
     import fsspec
 
-    with fsspec.open(path, "w", encoding="utf-8", auto_mkdir=True) as fh:
+    fs, target = fsspec.core.url_to_fs(path)
+    tmp = f"{target}.tmp-{uuid.uuid4().hex[:12]}"
+    if "/" in target:
+        fs.makedirs(target.rsplit("/", 1)[0], exist_ok=True)
+    with fs.open(tmp, "w", encoding="utf-8") as fh:
         json.dump(obj, fh, indent=2, sort_keys=False, default=str)
         fh.write("\n")
+    fs.mv(tmp, target)
+
+
+# Atomic stage outputs (issue 22): a stage writes beside its old output and swaps the new one in when it has
+# finished, so a rerun killed half-way leaves the previous output, its report and the export as they were.
+_STAGING, _REPLACED = ".staging-", ".replaced-"
+
+
+def staging_path(out: str) -> str:
+    """A new, empty folder name beside `out` for a stage to write into (`<out>.staging-<id>`).
+
+    Leftovers of killed runs are tidied first: stale staging folders are removed, and an output that a
+    run killed inside `swap_in` had moved aside is put back.
+    """
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(out.rstrip("/"))
+    for stale in fs.glob(f"{root}{_STAGING}*"):
+        fs.rm(stale, recursive=True)
+    aside = sorted(fs.glob(f"{root}{_REPLACED}*"))
+    if aside and not fs.exists(root):
+        fs.mv(aside.pop(), root)
+    for old in aside:
+        fs.rm(old, recursive=True)
+    return f"{out.rstrip('/')}{_STAGING}{uuid.uuid4().hex[:12]}"
+
+
+def swap_in(staged: str, out: str) -> None:
+    """Make the finished folder `staged` the output `out`: the old one is moved aside, the new one renamed
+    into place, then the old one deleted (two renames: no moment shows a half-written output)."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(out.rstrip("/"))
+    _, new = fsspec.core.url_to_fs(staged)
+    aside = f"{root}{_REPLACED}{uuid.uuid4().hex[:12]}"
+    if fs.exists(root):
+        fs.mv(root, aside, recursive=True)
+    fs.mv(new, root, recursive=True)
+    if fs.exists(aside):
+        fs.rm(aside, recursive=True)
 
 
 def read_pages(spark, path: str, min_partitions: int = 0):

@@ -29,9 +29,11 @@ from pagesieve.jobs.common import (
     job_parser,
     load_config,
     spark_session,
+    staging_path,
+    swap_in,
 )
 
-__all__ = ["build_jsonl", "record_objects", "run", "run_records", "main"]
+__all__ = ["DuplicateIdError", "build_jsonl", "check_unique_ids", "record_objects", "run", "run_records", "main"]
 
 
 def build_jsonl(documents, include_title: bool = True):
@@ -45,6 +47,32 @@ def build_jsonl(documents, include_title: bool = True):
     else:
         contents = F.col("text")
     return ok.select(F.col("page_id").alias("id"), contents.alias("contents"))
+
+
+class DuplicateIdError(ValueError):
+    """The export would write one document id twice (Pyserini would index duplicate docids)."""
+
+
+def check_unique_ids(docs, shown: int = 3) -> None:
+    """Raise DuplicateIdError, before anything is written, if an `id` occurs more than once.
+
+    Args:
+        docs: the (id, contents) DataFrame of `build_jsonl`.
+        shown: how many repeated ids the message names.
+
+    Raises:
+        DuplicateIdError: one line with the number of repeated ids and the first few (ids sorted).
+    """
+    from pyspark.sql import functions as F
+
+    repeated = docs.groupBy("id").count().filter(F.col("count") > 1)
+    first = repeated.orderBy("id").limit(shown).collect()
+    if first:
+        n = repeated.count()
+        names = ", ".join(f"{r['id']} ({r['count']} times)" for r in first)
+        raise DuplicateIdError(f"export: {n} document id(s) occur more than once, e.g. {names}; the same page was "
+                               "cleaned twice (an archive ingested twice, or two methods in one documents table); "
+                               "nothing was written")
 
 
 def record_objects(records: list[dict]) -> list[str]:
@@ -109,7 +137,9 @@ def run(spark, documents_path: str, out: str, config, report: Report, formats: l
     if "jsonl" in formats:
         from pyspark.sql import functions as F
 
-        docs = build_jsonl(documents, settings.include_title).repartition(settings.shards).sortWithinPartitions("id")
+        docs = build_jsonl(documents, settings.include_title)
+        check_unique_ids(docs)
+        docs = docs.repartition(settings.shards).sortWithinPartitions("id")
         lines = docs.select(F.to_json(F.struct("id", "contents")).alias("value"))
         exported.update(_write_jsonl(spark, lines, f"{out.rstrip('/')}/jsonl", "docs", gzip))
         exported["not_exported"] = n_documents - exported["jsonl"]
@@ -157,8 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     spark = spark_session("export", args.master, config.spark)
     report = Report("export", config)
     export = run if args.documents else run_records
-    n = export(spark, path, args.out, config, report, formats, args.gzip)
-    report.finish(n, args.out, args.quiet)
+    staged = staging_path(args.out)   # written beside the old export, swapped in when done
+    n = export(spark, path, staged, config, report, formats, args.gzip)
+    report.set(output=args.out).finish(n, staged, args.quiet)
+    swap_in(staged, args.out)
     return 0
 
 

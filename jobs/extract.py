@@ -21,6 +21,8 @@ from pagesieve.jobs.common import (
     load_config,
     read_pages,
     spark_session,
+    staging_path,
+    swap_in,
 )
 from pagesieve.udfs.adapter import MethodSpec, apply_method
 
@@ -87,8 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     check_output(args.out)
     spark = spark_session("extract", args.master, config.spark)
     report = Report("extract", config)
-    n = run(spark, args.pages, args.out, config, report, spec)
-    report.finish(n, args.out, args.quiet)
+    staged = staging_path(args.out)   # written beside the old records, swapped in when done
+    n = run(spark, args.pages, staged, config, report, spec)
+    report.set(output=args.out).finish(n, staged, args.quiet)
+    swap_in(staged, args.out)
     return 0
 
 

@@ -5,7 +5,9 @@
 
 One Spark task per input file, which writes that archive's pages itself and commits them with a
 marker (see `pagesieve.archives.pages_writer`): re-running the same command skips the archives
-already committed, so a killed job continues where it stopped; `--force` redoes them. Every
+already committed, so a killed job continues where it stopped; `--force` redoes them. An archive is
+known by its absolute URI, size and modification time, never by the path as typed: the same file
+named two ways is read once, and a file changed in place is read again (with a warning). Every
 record is accounted for: HTML responses become `pages` rows; everything else (requests,
 warcinfo, revisits, non-HTML, read errors) is listed with its reason in `<out>/_skipped/`
 (ignored by Parquet readers: it starts with `_`) and counted in `<out>/_report.json`.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 
 from pagesieve.jobs.common import (
@@ -59,26 +62,45 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
     """
     from collections import Counter
 
-    from pagesieve.archives.pages_writer import archive_key, done_markers, remove_archive, write_archive_pages
+    from pagesieve.archives.pages_writer import archive_identity, done_markers, remove_archive
 
     settings = config.job("ingest")
     paths = paths if paths is not None else list_archives(inputs, config)
     done = done_markers(out)
-    if force:
-        for path in paths:
-            if done.pop(path, None) is not None:
-                remove_archive(out, archive_key(path))
-    todo = [p for p in paths if p not in done]
-    resumed = [p for p in paths if p in done]
+    for uri in [u for u in done if u.startswith("legacy:")]:
+        # keyed on the path as typed: which file it was is unknown, so it is redone rather than trusted
+        log.warning("%s: a commit marker without an archive identity (%s); its pages are removed and "
+                    "its archive ingested again", out, done[uri]["path"])
+        remove_archive(out, done.pop(uri)["key"], by_key=True)
+    # one archive given twice (relative and absolute path, a symlink) is read once
+    archives: dict[str, tuple[str, dict]] = {}
+    for path in paths:
+        identity = archive_identity(path)
+        archives.setdefault(identity["uri"], (_readable(path), identity))
+    todo: list[tuple[str, dict]] = []
+    resumed: list[dict] = []
+    for uri, (path, identity) in archives.items():
+        marker = done.get(uri)
+        if marker is not None and (force or not _same_file(marker, identity)):
+            if not force:
+                log.warning("%s changed since it was ingested into %s (size %s -> %s, mtime %s -> %s): "
+                            "ingesting it again", path, out, marker.get("size"), identity["size"],
+                            marker.get("mtime"), identity["mtime"])
+            remove_archive(out, marker["key"], by_key=True)
+            marker = None
+        if marker is None:
+            todo.append((path, identity))
+        else:
+            resumed.append(marker)
     if resumed:
         log.info("resuming: %d of %d archives already committed in %s (--force redoes them)",
-                 len(resumed), len(paths), out)
-    task = functools.partial(write_archive_pages, out=out, max_body_bytes=settings.max_body_bytes,
+                 len(resumed), len(archives), out)
+    task = functools.partial(_ingest_one, out=out, max_body_bytes=settings.max_body_bytes,
                              rows_per_file=settings.max_records_per_file, rows_per_batch=settings.rows_per_batch,
                              profile=profile)
     # one task per archive: the archive is the unit of work, of retry and of resume
     fresh = spark.sparkContext.parallelize(todo, len(todo)).map(task).collect() if todo else []
-    markers = [done[p] for p in resumed] + fresh
+    markers = resumed + fresh
     reasons: Counter[str] = Counter()
     for marker in markers:
         reasons.update(marker["by_reason"])
@@ -88,10 +110,47 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
     n_pages = sum(statuses.values())
     skipped = {k: v for k, v in reasons.items() if k != "page"}
     report.check_accounting(sum(reasons.values()), {"pages": n_pages, **skipped}, "records")
-    report.set(inputs=list(inputs), archives=len(paths), archives_resumed=len(resumed),
-               input_records=sum(reasons.values()), pages=n_pages, skipped=skipped,
+    byte_counts = _bytes(markers)
+    report.check_accounting(byte_counts["size"], {k: byte_counts[k] for k in ("records", "skipped")}, "bytes")
+    skipped_inputs = Counter(m["skipped_input"] for m in markers if m.get("skipped_input"))
+    report.set(inputs=list(inputs), archives=len(archives), archives_resumed=len(resumed),
+               skipped_inputs=dict(skipped_inputs), input_records=sum(reasons.values()), pages=n_pages, skipped=skipped,
+               bytes_skipped=byte_counts["skipped"],
                ingest_status=statuses, output=out)
     return n_pages
+
+
+def _bytes(markers: list[dict]) -> dict[str, int]:
+    """Bytes of the WARC inputs: size, in records, skipped as damaged (issue 22). A file whose raw read
+    failed (unaccounted None: its read_error row says why) and ARC files (no byte accounting) are left out."""
+    total = {"size": 0, "records": 0, "skipped": 0}
+    for marker in markers:
+        tally = marker.get("bytes") or {}
+        if tally.get("unaccounted") is None:
+            continue
+        for key in total:  # bytes the reader could not place are in neither bucket: the check fails
+            total[key] += tally[key]
+    return total
+
+
+def _readable(path: str) -> str:
+    """A local path made absolute, so that a worker whose working directory differs reads the same file
+    (and `source` names it wherever the table is read); a remote URI as given."""
+    if "://" in path and not path.startswith("file://"):
+        return path
+    return os.path.abspath(path.removeprefix("file://"))
+
+
+def _same_file(marker: dict, identity: dict) -> bool:
+    """Whether a committed archive still has the size and modification time it had."""
+    return (marker.get("size"), marker.get("mtime")) == (identity["size"], identity["mtime"])
+
+
+def _ingest_one(item: tuple[str, dict], **kwargs) -> dict:
+    from pagesieve.archives.pages_writer import write_archive_pages
+
+    path, identity = item
+    return write_archive_pages(path, identity=identity, **kwargs)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,6 +24,8 @@ from pagesieve.jobs.common import (
     job_parser,
     load_config,
     spark_session,
+    staging_path,
+    swap_in,
     write_json,
 )
 
@@ -55,23 +57,31 @@ def main(argv: list[str] | None = None) -> int:
     spark = spark_session("run", args.master, config.spark)
     whole = Report("run", config)
     stages = {}
+    # documents and export are written beside the old ones and swapped in together with the report at the
+    # end, so a rerun killed half-way (another --method, say) leaves the previous run's outputs as they were
+    documents, exported = staging_path(f"{out}/documents"), staging_path(f"{out}/export")
+    final = {"clean": {"output": f"{out}/documents"},
+             "export": {"input": f"{out}/documents", "output": f"{out}/export"}}
     steps = [] if args.pages else [
         ("ingest", lambda r: ingest.run(spark, args.inputs, pages, config, r, force=args.force,
                                         profile=args.profile, paths=paths))]
     for name, step in (
         *steps,
-        ("clean", lambda r: clean.run(spark, pages, f"{out}/documents", config, r, spec)),
-        ("export", lambda r: export.run(spark, f"{out}/documents", f"{out}/export", config, r,
-                                        ["jsonl", "parquet"], args.gzip)),
+        ("clean", lambda r: clean.run(spark, pages, documents, config, r, spec)),
+        ("export", lambda r: export.run(spark, documents, exported, config, r, ["jsonl", "parquet"], args.gzip)),
     ):
         report = Report(name, config)
-        stages[name] = report.finish(step(report), None, quiet=True)
+        n = step(report)
+        report.set(**final.get(name, {}))   # the reports name the outputs they are swapped in as
+        stages[name] = report.finish(n, None, quiet=True)
         if not args.quiet:
             print(report.summary(), file=sys.stderr)
     n_pages = stages["clean"]["input_rows"]
     records = stages["ingest"]["input_records"] if "ingest" in stages else n_pages
     whole.set(stages=stages, input_records=records, pages=n_pages, by_status=stages["clean"]["by_status"], output=out)
     data = whole.finish(n_pages, None, quiet=True)
+    swap_in(documents, f"{out}/documents")
+    swap_in(exported, f"{out}/export")
     write_json(f"{out}/_report.json", data)
     if not args.quiet:
         print(f"pagesieve run: {records} records -> {n_pages} pages -> "

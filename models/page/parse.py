@@ -8,6 +8,7 @@ than the cap to the ancestor at the cap, so no text is lost and no traversal can
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -15,7 +16,8 @@ from lxml import etree
 from .decode import DecodedText, decode_body, looks_binary
 from .errors import EmptyPageError, NotHtmlError, ParseError
 
-__all__ = ["ParsedPage", "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page", "MAX_DEPTH"]
+__all__ = ["ParsedPage", "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page",
+           "strip_internal_subsets", "MAX_DEPTH"]
 
 MAX_DEPTH = 2048
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "application/xml", "text/xml", "text/plain", "")
@@ -50,6 +52,38 @@ def page_markup(page: ParsedPage) -> str:
     if page.markup is not None:
         return page.markup
     return etree.tostring(page.root, encoding="unicode", method="html")
+
+
+# libxml2's HTML parser does not know a DOCTYPE's internal subset (`<!DOCTYPE x [ ... ]>`): it ends the
+# doctype at the first `>` and the rest (`%p; %d;]>`, `]>`) becomes text of the body (issue 22).
+_SUBSET = re.compile(r"(<!doctype\b[^\[>]*)\[(.*?)\]\s*>", re.IGNORECASE | re.DOTALL)
+_ENTITY_DECL = re.compile(r"<!ENTITY\s+([^\s%\"'>]+)", re.IGNORECASE)
+
+
+def strip_internal_subsets(text: str) -> str:
+    """Markup without the internal subsets of its DOCTYPEs, nor references to the entities they declared.
+
+    The entities are never expanded (no entity resolution, DESIGN.md), so `&lol9;` of a "billion laughs"
+    page is not text the page shows either. Other unknown references (`&nbsp` typos) are left to the parser.
+
+    Args:
+        text: decoded HTML.
+
+    Returns:
+        The same text when it has no DOCTYPE with an internal subset (the usual case).
+    """
+    if "[" not in text or not _SUBSET.search(text):
+        return text
+    names: set[str] = set()
+
+    def drop(match: re.Match[str]) -> str:
+        names.update(_ENTITY_DECL.findall(match.group(2)))
+        return match.group(1).rstrip() + ">"
+
+    text = _SUBSET.sub(drop, text)
+    if names:
+        text = re.sub("&(?:" + "|".join(map(re.escape, sorted(names))) + ");", "", text)
+    return text
 
 
 def _parser() -> etree.HTMLParser:
@@ -116,7 +150,7 @@ def parse_html(text: str) -> tuple[etree._Element, bool]:
     """
     if not text.strip():
         raise EmptyPageError("empty document")
-    data = text.replace("\x00", "").encode("utf-8", "surrogatepass")
+    data = strip_internal_subsets(text.replace("\x00", "")).encode("utf-8", "surrogatepass")
     parser = _parser()
     try:
         root = etree.fromstring(data, parser)
