@@ -10,13 +10,13 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from ..page.weights import read_model_files
 from ..web2text import pad_sequences
 from .features import INPUT_NAMES
 from .net import BlockCNN
@@ -91,17 +91,5 @@ class BlockNetModel:
     @classmethod
     def load(cls, model: str | Path) -> BlockNetModel:
         """A packaged model by name (PACKAGED_MODELS) or `<stem>.npz` / `<stem>` with its `.json` beside it."""
-        if str(model) in PACKAGED_MODELS:
-            folder = resources.files(__package__).joinpath("weights")   # also from a zip (--py-files)
-            stem = PACKAGED_MODELS[str(model)]
-            npz_file, meta_file = folder.joinpath(stem + ".npz"), folder.joinpath(stem + ".json")
-            if not npz_file.is_file():
-                raise FileNotFoundError(f"packaged BlockNet model {model!r} is missing ({stem}.npz); "
-                                        "train it with scripts/train_blocknet.py")
-            return cls.from_bytes(npz_file.read_bytes(), json.loads(meta_file.read_text("utf-8")))
-        path = Path(model)
-        stem = path.with_suffix("") if path.suffix == ".npz" else path
-        if not stem.with_suffix(".npz").is_file():
-            raise FileNotFoundError(f"no BlockNet model at {stem}.npz; packaged ones: {', '.join(PACKAGED_MODELS)}")
-        return cls.from_bytes(stem.with_suffix(".npz").read_bytes(),
-                              json.loads(stem.with_suffix(".json").read_text("utf-8")))
+        files = read_model_files(model, __package__, PACKAGED_MODELS, "BlockNet", "scripts/train_blocknet.py")
+        return cls.from_bytes(*files)

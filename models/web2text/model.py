@@ -10,13 +10,13 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from ..page.weights import read_model_files
 from .features import EDGE_FEATURE_NAMES, FEATURE_NAMES, FeatureStats, standardise
 from .net import PairwiseCNN, UnaryCNN
 from .viterbi import LAMBDA, viterbi
@@ -140,18 +140,5 @@ class Web2TextModel:
     @classmethod
     def load(cls, model: str | Path) -> Web2TextModel:
         """A packaged model by name (PACKAGED_MODELS) or `<stem>.npz` / `<stem>` with its `.json` beside it."""
-        if str(model) in PACKAGED_MODELS:
-            # importlib.resources: works from site-packages, an editable install and a --py-files zip alike
-            folder = resources.files(__package__).joinpath("weights")
-            stem = PACKAGED_MODELS[str(model)]
-            npz_file, meta_file = folder.joinpath(stem + ".npz"), folder.joinpath(stem + ".json")
-            if not npz_file.is_file():
-                raise FileNotFoundError(f"packaged Web2Text model {model!r} is missing ({stem}.npz); "
-                                        "train it with scripts/train_web2text.py")
-            return cls.from_bytes(npz_file.read_bytes(), json.loads(meta_file.read_text("utf-8")))
-        path = Path(model)
-        stem = path.with_suffix("") if path.suffix == ".npz" else path
-        if not stem.with_suffix(".npz").is_file():
-            raise FileNotFoundError(f"no Web2Text model at {stem}.npz; packaged ones: {', '.join(PACKAGED_MODELS)}")
-        return cls.from_bytes(stem.with_suffix(".npz").read_bytes(),
-                              json.loads(stem.with_suffix(".json").read_text("utf-8")))
+        files = read_model_files(model, __package__, PACKAGED_MODELS, "Web2Text", "scripts/train_web2text.py")
+        return cls.from_bytes(*files)
