@@ -140,11 +140,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=WEIGHTS / PACKAGED_MODELS["default"], help="file stem to write")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--limit-pools", default=None, help="comma-separated pools (smoke tests); default all six")
+    ap.add_argument("--cleaneval-weight", type=float, default=POOL_WEIGHTS["cleaneval"],
+                    help="weight of CleanEval's blocks in the loss (experiments; the shipped model uses the default)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
+    POOL_WEIGHTS["cleaneval"] = args.cleaneval_weight
     fit = [p for p in load(args.data, pools, "fit", keep_blocks=False) if len(p.labels)]
     validation = load(args.data, pools, "validation", keep_blocks=True)
     model, record = train(fit, validation, args.seed)
