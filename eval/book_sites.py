@@ -48,6 +48,7 @@ _LABELS = {
     "publication_date": ("Publication Date", "Published", "Release Date", "Pub. Date", "On Sale", "Date"),
     "publisher": ("Publisher", "Published by", "Imprint", "Publishing House", "Label"),
 }
+_AUTHOR_SLOT = "@@authors@@"
 _LAYOUTS = ("table", "dl", "bold_tail", "inline", "divs")
 
 
@@ -166,8 +167,9 @@ def _page(t: _Template, rng: random.Random, site: str) -> tuple[str, dict[str, l
             gold[name] = list(book["author"])
             continue
         if name == "author":
-            markup, _ = _detail(t, name, "X")
-            rows.append(markup.replace(">X<", ">" + author_links + "<"))
+            # the names are links inside the field's markup: each name is its own text node, as on real sites
+            markup, _ = _detail(t, name, _AUTHOR_SLOT)
+            rows.append(markup.replace(_AUTHOR_SLOT, author_links))
             gold[name] = list(book["author"])
             continue
         markup, value = _detail(t, name, book[name][0])
