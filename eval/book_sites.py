@@ -117,9 +117,9 @@ def _detail(t: _Template, name: str, value: str) -> tuple[str, str]:
     if t.layout == "dl":
         return f"<dt>{_e(label)}</dt><dd>{_e(value)}</dd>", value
     if t.layout == "bold_tail":
-        gold = f": {value}" if t.colon_in_value else value
-        sep = "" if t.colon_in_value else ": "
-        return f"<li><b>{_e(label)}</b>{sep}{_e(gold)}</li>", gold
+        if t.colon_in_value:
+            return f"<li><b>{_e(label)}</b>{_e(': ' + value)}</li>", f": {value}"
+        return f"<li><b>{_e(label)}</b>: <span>{_e(value)}</span></li>", value
     if t.layout == "inline":
         gold = f"{label}: {value}"
         return f"<p>{_e(gold)}</p>", gold
