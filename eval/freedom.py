@@ -7,6 +7,7 @@ together, as the Spark job's grouping gives them.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -76,10 +77,16 @@ def predict_site(method: FreeDOM, site: Site) -> dict[str, dict[str, str]]:
     return out
 
 
-def score_sites(model: str, sites: Sequence[Site], fields: Sequence[str], vote: bool, top_n: int = 300
-                ) -> dict[str, dict]:
-    """site -> {"f1": macro over fields, "fields": field -> {precision, recall, f1}}, plus "mean" over sites."""
-    method = FreeDOM(FreeDOMSettings(model=model, vote=vote, top_n=top_n, device="cpu"))
+def score_sites(model: str, sites: Sequence[Site], fields: Sequence[str], vote: bool, top_n: int = 300,
+                settings: FreeDOMSettings | None = None) -> dict[str, dict]:
+    """site -> {"f1": macro over fields, "fields": field -> {precision, recall, f1}}, plus "mean" over sites.
+
+    `settings`, when given, is used as is but for `vote` (and `model`, `top_n` are ignored); on the CPU unless
+    its `device` says otherwise.
+    """
+    if settings is None:
+        settings = FreeDOMSettings(model=model, vote=vote, top_n=top_n, device="cpu")
+    method = FreeDOM(dataclasses.replace(settings, vote=vote))
     out: dict[str, dict] = {}
     for site in sites:
         scores = field_scores(predict_site(method, site), site.gold, fields)
