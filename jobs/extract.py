@@ -1,6 +1,7 @@
 """extract: `pages` -> `records`, zero or more rows per page, through the one UDF adapter.
 
     pagesieve extract --pages out/pages --out out/records --method amber --schema real_estate
+    pagesieve extract --pages out/pages --out out/records --method freedom --model book
     spark-submit --py-files dist/pagesieve.zip jobs/extract.py --pages out/pages --out out/records --method amber
 
 A page with no record gets one row with status `empty`, a failing page one row with its status, so the
@@ -29,14 +30,17 @@ from pagesieve.udfs.adapter import MethodSpec, apply_method
 __all__ = ["method_spec", "page_summary", "run", "main"]
 
 
-def method_spec(config: JobConfig, method: str, schema: str | None = None) -> MethodSpec:
-    """The extractor to run with its settings (`--schema` sets its `schema` setting), all checked."""
+def method_spec(config: JobConfig, method: str, schema: str | None = None, model: str | None = None) -> MethodSpec:
+    """The extractor to run with its settings (`--schema` and `--model` set its `schema` and `model`
+    settings), all checked."""
     from pagesieve.models.registry import resolve
 
     settings = config.job("clean")           # the page deadline and the guard are the clean job's
     overrides = config.method_overrides(resolve(method, "extractor").name)
     if schema is not None:
         overrides["schema"] = schema
+    if model is not None:
+        overrides["model"] = model
     return MethodSpec.of(method, overrides, kind="extractor", timeout_s=settings.page_timeout_s,
                          guard=settings.guard)
 
@@ -82,9 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="output folder of the records table")
     ap.add_argument("--method", required=True, help="an extractor (amber, freedom, ...) or a dotted path module:Class")
     ap.add_argument("--schema", default=None, help="the domain schema, as the method's `schema` setting")
+    ap.add_argument("--model", default=None, help="a trained model (packaged name or file stem), as the method's "
+                                                  "`model` setting (freedom: `book`)")
     args = ap.parse_args(argv)
     config = load_config(args, [args.method], kind="extractor")
-    spec = method_spec(config, args.method, args.schema)
+    spec = method_spec(config, args.method, args.schema, args.model)
     check_table(args.pages, "--pages")
     check_output(args.out)
     spark = spark_session("extract", args.master, config.spark)

@@ -44,6 +44,8 @@ METHODS: dict[str, MethodEntry] = {e.name: e for e in (
                 "pagesieve.models.blocknet.settings:BlockNetSettings"),
     MethodEntry("amber", "extractor", "pagesieve.models.amber.method:Amber",
                 "pagesieve.models.amber.method:AmberSettings"),
+    MethodEntry("freedom", "extractor", "pagesieve.models.freedom.method:FreeDOM",
+                "pagesieve.models.freedom.settings:FreeDOMSettings"),
     MethodEntry("trafilatura", "cleaner", f"{_PEERS}.trafilatura:Trafilatura"),
     MethodEntry("trafilatura_precision", "cleaner", f"{_PEERS}.trafilatura:TrafilaturaPrecision"),
     MethodEntry("resiliparse", "cleaner", f"{_PEERS}.resiliparse:Resiliparse"),

@@ -1,0 +1,206 @@
+"""Synthetic book detail-page sites, to see transfer to sites a FreeDOM model never saw.
+
+Each site draws its own template from its seed: a layout for the detail fields (table rows, a definition list,
+a bold label with the value in its tail, "Label: value" in one text node, label and value divs), its own labels
+("Publisher", "Imprint", "Published by", ...), field order, date format, how the author line reads, wrapper
+depth, and noise blocks (menus, breadcrumbs, a price box, an ISBN-10, a list of related books with their own
+titles and authors, reviews, a footer). Pages of a site differ in their book and in fields left out at random.
+Gold values are whole text nodes, as SWDE labels them (`: June 2010` where the label's colon sits in the node).
+
+What it cannot show: real sites' markup noise (broken HTML, scripts, ads, tracking), label wording and layouts
+outside the lists here, values whose text node holds more than the value, long-tail vocabulary, and the
+correlation between a site's age and its markup. A score on these sites bounds nothing on real ones.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+from dataclasses import dataclass
+
+__all__ = ["BOOK_FIELDS", "SyntheticSite", "generate_site", "generate_sites"]
+
+BOOK_FIELDS = ("author", "isbn_13", "publication_date", "publisher", "title")
+
+_WORDS = ("shadow", "river", "night", "garden", "secret", "house", "winter", "light", "stone", "city", "empire",
+          "last", "lost", "dark", "silent", "queen", "king", "daughter", "war", "heart", "fire", "ocean", "journey",
+          "memory", "forgotten", "wild", "road", "star", "iron", "glass", "summer", "storm", "children", "promise",
+          "island", "mountain", "letter", "song", "ghost", "hunter", "blood", "honor", "truth", "history", "guide",
+          "complete", "art", "science", "life", "love", "death", "time", "world", "book", "kitchen", "mind", "power",
+          "quiet", "little", "great", "new", "american", "short", "second", "long", "hidden", "golden", "broken")
+_FIRST = ("James", "Mary", "John", "Patricia", "Robert", "Jennifer", "Michael", "Linda", "David", "Elizabeth",
+          "William", "Susan", "Richard", "Sarah", "Thomas", "Karen", "Daniel", "Nancy", "Paul", "Lisa", "Mark",
+          "Betty", "George", "Helen", "Steven", "Sandra", "Edward", "Donna", "Brian", "Carol", "Stephenie", "Kevin",
+          "Emily", "Glenn", "Ruth", "Neil", "Toni", "Haruki", "Zadie", "Chinua")
+_LAST = ("Smith", "Johnson", "Williams", "Brown", "Jones", "Miller", "Davis", "Garcia", "Wilson", "Anderson",
+         "Taylor", "Thomas", "Moore", "Martin", "Jackson", "Thompson", "White", "Harris", "Clark", "Lewis", "Walker",
+         "Hall", "Allen", "Young", "King", "Wright", "Scott", "Green", "Baker", "Adams", "Nelson", "Carter",
+         "Mitchell", "Roberts", "Turner", "Phillips", "Campbell", "Parker", "Evans", "Meyer", "Morrison", "Achebe")
+_PUBLISHERS = ("Penguin Group", "HarperCollins", "Random House", "Simon & Schuster", "Hachette Book Group",
+               "Macmillan", "Scholastic Inc.", "Oxford University Press", "Wiley", "Bloomsbury", "Vintage Books",
+               "Tor Books", "Little, Brown", "Houghton Mifflin", "Knopf", "Del Rey", "Ballantine Books",
+               "Thomas Nelson", "Zondervan", "Harlequin")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+_LABELS = {
+    "author": ("Author", "Authors", "Written by", "By", "Author(s)", "Writer"),
+    "isbn_13": ("ISBN-13", "ISBN", "ISBN13", "EAN", "13-digit ISBN"),
+    "publication_date": ("Publication Date", "Published", "Release Date", "Pub. Date", "On Sale", "Date"),
+    "publisher": ("Publisher", "Published by", "Imprint", "Publishing House", "Label"),
+}
+_AUTHOR_SLOT = "@@authors@@"
+_LAYOUTS = ("table", "dl", "bold_tail", "inline", "divs")
+
+
+@dataclass(frozen=True, slots=True)
+class SyntheticSite:
+    """One generated site: page id -> (url, html bytes), and page id -> field -> gold values."""
+
+    name: str
+    pages: dict[str, tuple[str, bytes]]
+    gold: dict[str, dict[str, list[str]]]
+
+
+def _isbn13(rng: random.Random) -> str:
+    digits = [9, 7, rng.choice((8, 9))] + [rng.randrange(10) for _ in range(9)]
+    check = (10 - sum(d * (3 if i % 2 else 1) for i, d in enumerate(digits)) % 10) % 10
+    return "".join(map(str, digits + [check]))
+
+
+def _date(rng: random.Random, style: int) -> str:
+    y, m, d = rng.randrange(1995, 2012), rng.randrange(1, 13), rng.randrange(1, 29)
+    return (f"{_MONTHS[m - 1]} {y}", f"{m:02d}/{d:02d}/{y}", f"{_MONTHS[m - 1]} {d}, {y}", f"{y}-{m:02d}-{d:02d}",
+            f"{d} {_MONTHS[m - 1][:3]} {y}")[style]
+
+
+def _book(rng: random.Random, date_style: int) -> dict[str, list[str]]:
+    title = " ".join(rng.choice(_WORDS).capitalize() for _ in range(rng.randrange(1, 6)))
+    if rng.random() < 0.3:
+        title = "The " + title
+    authors = [f"{rng.choice(_FIRST)} {rng.choice(_LAST)}" for _ in range(1 if rng.random() < 0.8 else 2)]
+    return {"title": [title], "author": authors, "isbn_13": [_isbn13(rng)],
+            "publisher": [rng.choice(_PUBLISHERS)], "publication_date": [_date(rng, date_style)]}
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    layout: str
+    labels: dict[str, str]
+    order: tuple[str, ...]
+    date_style: int
+    colon_in_value: bool       # "Publisher</b>: Foo" -> the value node is ": Foo" (SWDE's booksamillion)
+    author_prefix: str
+    depth: int
+    noise: tuple[str, ...]
+    missing: float
+
+
+def _template(rng: random.Random) -> _Template:
+    order = ["author", "isbn_13", "publication_date", "publisher"]
+    rng.shuffle(order)
+    noise = tuple(n for n in ("nav", "crumbs", "price", "isbn10", "related", "reviews", "pages", "footer")
+                  if rng.random() < 0.7)
+    return _Template(rng.choice(_LAYOUTS), {f: rng.choice(v) for f, v in _LABELS.items()}, tuple(order),
+                     rng.randrange(5), rng.random() < 0.3, rng.choice(("by ", "By: ", "", "Author: ")),
+                     rng.randrange(1, 4), noise, rng.choice((0.0, 0.05, 0.15)))
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def _detail(t: _Template, name: str, value: str) -> tuple[str, str]:
+    """(markup of one detail field, its gold text node)."""
+    label = t.labels[name]
+    if t.layout == "table":
+        return f"<tr><th>{_e(label)}:</th><td>{_e(value)}</td></tr>", value
+    if t.layout == "dl":
+        return f"<dt>{_e(label)}</dt><dd>{_e(value)}</dd>", value
+    if t.layout == "bold_tail":
+        if t.colon_in_value:
+            return f"<li><b>{_e(label)}</b>{_e(': ' + value)}</li>", f": {value}"
+        return f"<li><b>{_e(label)}</b>: <span>{_e(value)}</span></li>", value
+    if t.layout == "inline":
+        gold = f"{label}: {value}"
+        return f"<p>{_e(gold)}</p>", gold
+    return f'<div class="row"><div class="k">{_e(label)}</div><div class="v">{_e(value)}</div></div>', value
+
+
+def _noise(kind: str, rng: random.Random, book: dict[str, list[str]], t: _Template) -> str:
+    if kind == "nav":
+        return "<ul class='nav'>" + "".join(f"<li><a href='#'>{w}</a></li>" for w in
+                                            ("Home", "Books", "eBooks", "Music", "Gifts", "Sale", "Help")) + "</ul>"
+    if kind == "crumbs":
+        return f"<div class='crumbs'><a>Home</a> &gt; <a>Books</a> &gt; <a>{rng.choice(_WORDS).title()}</a></div>"
+    if kind == "price":
+        price = f"${rng.randrange(5, 40)}.{rng.randrange(100):02d}"
+        return f"<div class='price'><span>Our price:</span> <span>{price}</span></div>"
+    if kind == "isbn10":
+        return f"<div>ISBN-10: <span>{rng.randrange(10**8, 10**9)}{rng.choice('0123456789X')}</span></div>"
+    if kind == "pages":
+        binding = rng.choice(("Paperback", "Hardcover"))
+        return f"<div><span>{binding}</span>, <span>{rng.randrange(90, 900)} pages</span></div>"
+    if kind == "related":
+        items = []
+        for _ in range(4):
+            other = _book(rng, t.date_style)
+            items.append(f"<li><a href='#'>{_e(other['title'][0])}</a><span>{_e(other['author'][0])}</span></li>")
+        return "<h3>Customers also bought</h3><ul class='related'>" + "".join(items) + "</ul>"
+    if kind == "reviews":
+        words = " ".join(rng.choice(_WORDS) for _ in range(rng.randrange(8, 30)))
+        return f"<div class='review'><b>{rng.randrange(1, 6)} stars</b><p>{_e(words.capitalize())}.</p></div>"
+    return "<div class='footer'>Copyright 2010. All rights reserved. <a>Privacy</a> <a>Contact us</a></div>"
+
+
+def _page(t: _Template, rng: random.Random, site: str) -> tuple[str, dict[str, list[str]]]:
+    book = _book(rng, t.date_style)
+    gold: dict[str, list[str]] = {"title": book["title"]}
+    head = f"<h1 class='title'>{_e(book['title'][0])}</h1>"
+    author_links = ", ".join(f"<a href='#'>{_e(a)}</a>" for a in book["author"])
+    rows = []
+    for name in t.order:
+        if rng.random() < t.missing:
+            gold[name] = []
+            continue
+        if name == "author" and t.layout in ("bold_tail", "inline", "divs") and t.author_prefix:
+            head += f"<div class='byline'>{_e(t.author_prefix)}{author_links}</div>"
+            gold[name] = list(book["author"])
+            continue
+        if name == "author":
+            # the names are links inside the field's markup: each name is its own text node, as on real sites
+            markup, _ = _detail(t, name, _AUTHOR_SLOT)
+            rows.append(markup.replace(_AUTHOR_SLOT, author_links))
+            gold[name] = list(book["author"])
+            continue
+        markup, value = _detail(t, name, book[name][0])
+        rows.append(markup)
+        gold[name] = [value]
+    wrap = {"table": ("<table>", "</table>"), "dl": ("<dl>", "</dl>")}.get(t.layout, ("<ul>", "</ul>"))
+    if t.layout in ("inline", "divs"):
+        wrap = ("<div class='details'>", "</div>")
+    noise_before = [_noise(k, rng, book, t) for k in t.noise if k in ("nav", "crumbs")]
+    noise_after = [_noise(k, rng, book, t) for k in t.noise if k not in ("nav", "crumbs")]
+    body = head + wrap[0] + "".join(rows) + wrap[1] + "".join(noise_after)
+    for _ in range(t.depth):
+        body = f"<div>{body}</div>"
+    page = (f"<html><head><title>{_e(book['title'][0])} - {site}</title></head><body>"
+            + "".join(noise_before) + body + "</body></html>")
+    return page, gold
+
+
+def generate_site(index: int, n_pages: int, seed: int = 0) -> SyntheticSite:
+    """Site number `index` (its template and books depend only on `seed` and `index`), `n_pages` pages."""
+    rng = random.Random(f"book-site/{seed}/{index}")
+    t = _template(rng)
+    name = f"synbook{index:02d}"
+    pages, gold = {}, {}
+    for i in range(n_pages):
+        markup, page_gold = _page(t, rng, name)
+        pid = f"{i:04d}"
+        pages[pid] = (f"http://{name}.example/book/{pid}", markup.encode("utf-8"))
+        gold[pid] = page_gold
+    return SyntheticSite(name, pages, gold)
+
+
+def generate_sites(indices: range | list[int], n_pages: int, seed: int = 0) -> list[SyntheticSite]:
+    return [generate_site(i, n_pages, seed) for i in indices]

@@ -1,0 +1,88 @@
+"""SWDE: reading the ground truth and the pages of a site, and the page-level F1 of its protocol.
+
+Layout and protocol: ../shared/data/swde/README.md. Ground-truth files are UTF-8 with a BOM and CRLF lines
+(split on "\\r\\n" only: two files hold a lone "\\r" inside a value); a page without a value lists `<NULL>`.
+A page counts as correct for a field when the predicted value equals one of its gold values after
+normalisation (entities unescaped, whitespace collapsed); precision over pages with a prediction, recall over
+pages with a gold value, F1 per field, macro over fields for a site, then over sites.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pagesieve.models.freedom.nodes import normalise
+
+__all__ = ["SWDE_ROOT", "SitePages", "read_groundtruth", "read_site", "field_scores", "site_score"]
+
+# The shared data folder of this project (its README gives the layout).
+SWDE_ROOT = "/work/shared/data/swde"
+
+Gold = dict[str, dict[str, list[str]]]          # page id -> field -> values
+
+
+@dataclass(frozen=True, slots=True)
+class SitePages:
+    """A site's pages (page id -> (url, raw bytes)) and gold values, as the evaluation reads them."""
+
+    name: str
+    pages: dict[str, tuple[str, bytes]]
+    gold: Gold
+
+
+def read_groundtruth(root: str | Path, vertical: str, site: str, fields: Sequence[str]) -> Gold:
+    """page id -> field -> gold values (empty list for `<NULL>`), for every page the files list."""
+    gold: Gold = {}
+    for name in fields:
+        path = Path(root) / "groundtruth" / vertical / f"{vertical}-{site}-{name}.txt"
+        lines = path.read_bytes().decode("utf-8-sig").split("\r\n")
+        for line in lines[2:]:
+            if not line:
+                continue
+            parts = line.split("\t")
+            values = [v for v in parts[2:] if v != "<NULL>"] if int(parts[1]) else []
+            gold.setdefault(parts[0], {})[name] = values
+    return gold
+
+
+def read_site(root: str | Path, vertical: str, site: str, fields: Sequence[str]) -> SitePages:
+    """The pages present on disk of `<vertical>-<site>(n)` with their gold values (absent ids are skipped)."""
+    folders = sorted((Path(root) / vertical).glob(f"{vertical}-{site}(*)"))
+    if not folders:
+        raise FileNotFoundError(f"no pages of {vertical}-{site} under {root}")
+    gold = read_groundtruth(root, vertical, site, fields)
+    pages: dict[str, tuple[str, bytes]] = {}
+    for path in sorted(folders[0].glob("*.htm")):
+        body = path.read_bytes()
+        match = re.search(rb'<base href="([^"]+)"', body[:400])
+        pages[path.stem] = (match.group(1).decode() if match else f"http://{site}.example/{path.stem}", body)
+    return SitePages(site, pages, {pid: gold.get(pid, {}) for pid in pages})
+
+
+def field_scores(predicted: Mapping[str, Mapping[str, str]], gold: Gold, fields: Sequence[str]
+                 ) -> dict[str, dict[str, float]]:
+    """field -> {precision, recall, f1} over the pages of `gold` (SWDE's page-level counting)."""
+    out = {}
+    for name in fields:
+        made = correct = with_gold = 0
+        for pid, values in gold.items():
+            wanted = {normalise(v) for v in values.get(name, [])}
+            wanted.discard("")
+            value = predicted.get(pid, {}).get(name)
+            with_gold += bool(wanted)
+            if value is not None:
+                made += 1
+                correct += normalise(value) in wanted
+        p = correct / made if made else 0.0
+        r = correct / with_gold if with_gold else 0.0
+        out[name] = {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
+    return out
+
+
+def site_score(predicted: Mapping[str, Mapping[str, str]], gold: Gold, fields: Sequence[str]) -> float:
+    """Macro F1 over the fields of one site."""
+    scores = field_scores(predicted, gold, fields)
+    return sum(s["f1"] for s in scores.values()) / len(fields)

@@ -1,0 +1,36 @@
+"""FreeDOM: transferable neural extraction of detail-page fields (issue #20).
+
+After "FreeDOM: A Transferable Neural Architecture for Structured Information Extraction on Web Documents"
+(Lin et al., KDD 2020) and its patent (../shared/papers/freedom-transferable-neural-extraction-patent.txt,
+Description). Implemented: the per-site node filter (`nodes.py`), the node-level module (`features.py`,
+`net.py`: GloVe + character CNN + BiLSTM for the node and its preceding text, discrete features, MLP softmax over
+K fields + none), the per-page decision and the site-level XPath voting (`decode.py`), the trained model files
+(`model.py`) and the extractor (`method.py`, "freedom" in the registry, grouped by site, batched). Not
+implemented: the relation stage (pair model over uncertain fields); see README.
+"""
+
+import importlib
+from typing import Any
+
+# Names -> submodule, imported on first use (PEP 562): settings are checked on the driver without torch.
+_LAZY = {
+    "decode": ("Choice", "page_choices", "vote_site"),
+    "features": ("FLAG_NAMES", "TAGS", "NodeInputs", "encode_nodes", "flags_of", "tokenize"),
+    "method": ("FreeDOM", "site_of"),
+    "model": ("PACKAGED_MODELS", "FreeDOMModel"),
+    "net": ("NodeNet", "TextEncoder"),
+    "nodes": ("TextNode", "SiteNodes", "normalise", "page_nodes", "select_site_nodes"),
+    "settings": ("FreeDOMSettings",),
+    "training": ("label_nodes", "train_model", "TrainConfig"),
+}
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+__all__ = list(_MODULE_OF)

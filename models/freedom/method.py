@@ -1,0 +1,77 @@
+"""FreeDOM as an extractor: the pages of a site -> node selection -> one batched forward pass -> fields -> vote."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from urllib.parse import urlsplit
+
+import numpy as np
+import torch
+
+from ..page import Extractor, ExtractResult, Field, ParsedPage, Record
+from .decode import Choice, page_choices, vote_site
+from .model import FreeDOMModel, pick_device
+from .nodes import page_nodes, select_site_nodes
+from .settings import FreeDOMSettings
+
+__all__ = ["FreeDOM", "site_of"]
+
+
+def site_of(page: ParsedPage) -> str:
+    """The host of the page's URL (the adapter's grouping), "" without one."""
+    return (urlsplit(page.url or "").hostname or "") if page.url else ""
+
+
+class FreeDOM(Extractor):
+    """Detail-page fields of a vertical from a model trained on a few seed sites (see the package docs).
+
+    It needs the pages of a site together (`group_by = "site"`): node selection compares them. A site of one
+    page is extracted without the filter and without voting (see `nodes.py`).
+    """
+
+    name = "freedom"
+    version = 1
+    batched = True
+    group_by = "site"
+    settings_class = FreeDOMSettings
+
+    def __init__(self, settings: FreeDOMSettings | None = None) -> None:
+        self.settings = settings or FreeDOMSettings.load()
+        self.device = pick_device(self.settings.device)
+        if self.device.type == "cpu":
+            torch.set_num_threads(self.settings.threads)  # per process; Spark runs one worker per core
+        self.model = FreeDOMModel.load(self.settings.model).to(self.device)
+        self.schema = self.settings.schema or self.model.vertical
+
+    def process(self, page: ParsedPage) -> ExtractResult:
+        return self.process_batch([page])[0]
+
+    def process_batch(self, pages: Sequence[ParsedPage]) -> list[ExtractResult]:
+        sites: dict[str, list[int]] = {}
+        for i, page in enumerate(pages):
+            sites.setdefault(site_of(page), []).append(i)
+        results: list[ExtractResult | None] = [None] * len(pages)
+        for members in sites.values():
+            for i, choices in zip(members, self.site_choices([pages[i] for i in members]), strict=True):
+                results[i] = self.result(choices)
+        return [r for r in results if r is not None]
+
+    def site_choices(self, pages: Sequence[ParsedPage]) -> list[dict[str, Choice]]:
+        """The chosen field values of each page of one site, after voting when it is on."""
+        selected = select_site_nodes([page_nodes(p.root) for p in pages], self.settings.top_n).pages
+        flat = [node for nodes in selected for node in nodes]
+        probs = self.model.probabilities(self.model.encode(flat), self.settings.max_batch_nodes)
+        bounds = np.cumsum([0] + [len(nodes) for nodes in selected])
+        per_page = [probs[bounds[i]: bounds[i + 1]] for i in range(len(selected))]
+        fields = self.model.fields
+        choices = [page_choices(nodes, p, fields) for nodes, p in zip(selected, per_page, strict=True)]
+        if self.settings.vote:
+            choices = vote_site(selected, per_page, choices, fields, self.settings.vote_min_pages)
+        return choices
+
+    def result(self, choices: dict[str, Choice]) -> ExtractResult:
+        fields = tuple(Field(c.field, c.value, c.xpath, c.origin, c.score)
+                       for name in self.model.fields if (c := choices.get(name)) is not None)
+        if not fields:
+            return ExtractResult(status="empty", schema=self.schema)
+        return ExtractResult(schema=self.schema, records=(Record(fields),))

@@ -1,0 +1,130 @@
+"""A trained FreeDOM node model: the network, its vocabulary and trimmed GloVe vectors, the fields it extracts.
+
+Saved like Web2Text's and BlockNet's models: `<stem>.npz` holds every parameter as a plain array (the GloVe
+rows of the vocabulary in float16; read with `allow_pickle=False`, so loading runs no code) and `<stem>.json`
+holds the vertical, the fields, the vocabulary, the training data and seed. No GloVe download or registry
+package is needed to run a shipped model. The packaged models live in `weights/` and load by name.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from .features import FLAG_NAMES, TAGS, NodeInputs, encode_nodes
+from .net import NodeNet
+from .nodes import TextNode
+
+__all__ = ["PACKAGED_MODELS", "FreeDOMModel", "pick_device"]
+
+# name -> file stem under weights/; scripts/train_freedom.py writes them
+PACKAGED_MODELS = {"book": "freedom-book"}
+
+
+def pick_device(device: str) -> torch.device:
+    """"auto" -> cuda when present, else cpu; anything else is passed to torch."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+class FreeDOMModel:
+    """NodeNet plus the vocabulary (word -> row of the embedding) and the field names (class k < K)."""
+
+    def __init__(self, net: NodeNet, vocab: Sequence[str], fields: Sequence[str], vertical: str,
+                 meta: dict[str, Any] | None = None) -> None:
+        self.net = net.eval()
+        self.vocab_words = list(vocab)                      # rows 0 and 1 are PAD and UNK
+        self.vocab = {w: i for i, w in enumerate(self.vocab_words)}
+        self.fields = list(fields)
+        self.vertical = vertical
+        self.meta = dict(meta or {})
+        self.device = torch.device("cpu")
+
+    def to(self, device: torch.device | str) -> FreeDOMModel:
+        self.device = torch.device(device)
+        if self.device.type == "cuda":
+            # TF32 matmuls and convolutions move scores off the CPU's (as in Web2Text / BlockNet)
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
+        self.net.to(self.device)
+        return self
+
+    def encode(self, nodes: Sequence[TextNode]) -> NodeInputs:
+        return encode_nodes(nodes, self.vocab)
+
+    def tensors(self, inputs: NodeInputs, rows: slice | np.ndarray | None = None) -> list[torch.Tensor]:
+        arrays = (inputs.words, inputs.chars, inputs.prev_words, inputs.prev_chars, inputs.tags, inputs.flags)
+        pick = slice(None) if rows is None else rows
+        return [torch.from_numpy(np.ascontiguousarray(a[pick])).to(self.device) for a in arrays]
+
+    @torch.inference_mode()
+    def probabilities(self, inputs: NodeInputs, max_nodes: int = 8192) -> np.ndarray:
+        """(N, K + 1) softmax over fields + none; one forward pass per chunk of `max_nodes` nodes."""
+        out = np.zeros((len(inputs), len(self.fields) + 1), dtype=np.float32)
+        for start in range(0, len(inputs), max_nodes):
+            rows = slice(start, min(start + max_nodes, len(inputs)))
+            out[rows] = torch.softmax(self.net(*self.tensors(inputs, rows)).float(), dim=1).cpu().numpy()
+        return out
+
+    # ---- files ------------------------------------------------------------------------------------------------
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        state = self.net.state_dict()
+        out = {f"net/{k}": v.detach().cpu().numpy() for k, v in state.items() if "words.weight" not in k}
+        return out | {"glove": self.net.node.words.weight.detach().cpu().numpy().astype(np.float16)}
+
+    def save(self, stem: str | Path) -> tuple[Path, Path]:
+        """Write `<stem>.npz` and `<stem>.json` (byte-identical for the same weights); returns both paths."""
+        stem = Path(stem)
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        npz, meta = stem.with_suffix(".npz"), stem.with_suffix(".json")
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, **self.arrays())
+        npz.write_bytes(buffer.getvalue())
+        meta_out = self.meta | {"vertical": self.vertical, "fields": self.fields, "net": self.net.config,
+                                "tags": list(TAGS), "flags": FLAG_NAMES, "vocab": self.vocab_words}
+        lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in meta_out.items())
+        meta.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
+        return npz, meta
+
+    @classmethod
+    def from_bytes(cls, npz: bytes, meta: dict[str, Any]) -> FreeDOMModel:
+        """Build from the two files' contents; fails if the model expects other features than this code makes."""
+        if meta.get("tags") != list(TAGS) or meta.get("flags") != FLAG_NAMES:
+            raise ValueError("model was trained on other features than this version computes; "
+                             "retrain it with scripts/train_freedom.py")
+        with np.load(io.BytesIO(npz), allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        glove = torch.from_numpy(arrays["glove"].astype(np.float32))
+        net = NodeNet(len(meta["fields"]), glove, len(TAGS), len(FLAG_NAMES), **meta["net"])
+        state = {k[4:]: torch.from_numpy(v) for k, v in arrays.items() if k.startswith("net/")}
+        state["node.words.weight"] = state["preceding.words.weight"] = glove
+        net.load_state_dict(state)
+        rest = {k: v for k, v in meta.items() if k not in ("vertical", "fields", "net", "tags", "flags", "vocab")}
+        return cls(net, meta["vocab"], meta["fields"], meta["vertical"], rest)
+
+    @classmethod
+    def load(cls, model: str | Path) -> FreeDOMModel:
+        """A packaged model by name (PACKAGED_MODELS) or `<stem>.npz` / `<stem>` with its `.json` beside it."""
+        if str(model) in PACKAGED_MODELS:
+            folder = resources.files(__package__).joinpath("weights")   # also from a zip (--py-files)
+            stem = PACKAGED_MODELS[str(model)]
+            npz_file, meta_file = folder.joinpath(stem + ".npz"), folder.joinpath(stem + ".json")
+            if not npz_file.is_file():
+                raise FileNotFoundError(f"packaged FreeDOM model {model!r} is missing ({stem}.npz); "
+                                        "train it with scripts/train_freedom.py")
+            return cls.from_bytes(npz_file.read_bytes(), json.loads(meta_file.read_text("utf-8")))
+        path = Path(model)
+        stem = path.with_suffix("") if path.suffix == ".npz" else path
+        if not stem.with_suffix(".npz").is_file():
+            raise FileNotFoundError(f"no FreeDOM model at {stem}.npz; packaged ones: {', '.join(PACKAGED_MODELS)}")
+        return cls.from_bytes(stem.with_suffix(".npz").read_bytes(),
+                              json.loads(stem.with_suffix(".json").read_text("utf-8")))

@@ -1,0 +1,99 @@
+"""Candidate text nodes of a page, and the per-site filter that keeps only the nodes that vary.
+
+FreeDOM (patent, "node-level module", pre-processing): a detail page's field values sit in text nodes whose
+XPath is the same on every page of a site while their text changes; template text (labels, menus, footers)
+repeats unchanged. So per site we keep the text nodes whose XPath takes at least two distinct values across
+the site's pages, and of those the top N XPaths by number of distinct values.
+
+A one-page site has no second page to compare with: every XPath has one value, so the filter would keep
+nothing. We then keep all the page's text nodes (up to N, in document order) and let the model decide; the
+result is marked by `SiteNodes.filtered = False`.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lxml import etree
+
+from ..page.dom import text_nodes, xpaths_of
+
+__all__ = ["TextNode", "SiteNodes", "normalise", "page_nodes", "select_site_nodes"]
+
+# Longest node text kept: a node of several hundred characters is a description, never one of our fields.
+MAX_CHARS = 300
+# Words of preceding text the model reads (the patent's "last 10 words").
+PRECEDING_WORDS = 10
+
+
+def normalise(text: str) -> str:
+    """SWDE's comparison form: entities unescaped, whitespace runs collapsed, ends stripped."""
+    return " ".join(html.unescape(text).split())
+
+
+@dataclass(frozen=True, slots=True)
+class TextNode:
+    """One visible text node: its holder's XPath (with `/text()[k]` when the holder has several), text,
+    the leaf tag, and the last words of the text before it on the page."""
+
+    xpath: str
+    text: str
+    tag: str
+    preceding: str
+
+
+def page_nodes(root: etree._Element) -> list[TextNode]:
+    """Every visible, non-empty text node of a page in document order (iterative walk, no recursion)."""
+    raw = [(holder, normalise(text)) for holder, text in text_nodes(root)]
+    holders = [h for h, _ in raw]
+    paths = xpaths_of(holders) if holders else []
+    seen: dict[str, int] = defaultdict(int)
+    out: list[TextNode] = []
+    previous: list[str] = []
+    for (holder, text), path in zip(raw, paths, strict=True):
+        if not text:
+            continue
+        seen[path] += 1
+        xpath = f"{path}/text()[{seen[path]}]"
+        tag = holder.tag.lower() if isinstance(holder.tag, str) else "other"
+        if len(text) <= MAX_CHARS:
+            out.append(TextNode(xpath, text, tag, " ".join(previous[-PRECEDING_WORDS:])))
+        previous = (previous + text.split())[-PRECEDING_WORDS:]
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SiteNodes:
+    """The candidate nodes of each page of one site, and whether the variability filter applied."""
+
+    pages: tuple[tuple[TextNode, ...], ...]
+    filtered: bool
+
+
+def select_site_nodes(pages: Sequence[Sequence[TextNode]], top_n: int) -> SiteNodes:
+    """Keep, on every page, the nodes whose XPath takes >= 2 distinct texts across the site's pages, limited to
+    the `top_n` XPaths with the most distinct texts (ties: first seen). With fewer than two pages, each page
+    keeps its first `top_n` nodes (see the module docstring).
+
+    Args:
+        pages: `page_nodes` of each page of one site.
+        top_n: how many XPaths to keep (>= 1).
+
+    Returns:
+        The kept nodes per page, in document order.
+    """
+    if top_n < 1:
+        raise ValueError(f"top_n must be >= 1, got {top_n}")
+    if len(pages) < 2:
+        return SiteNodes(tuple(tuple(p[:top_n]) for p in pages), filtered=False)
+    values: dict[str, set[str]] = {}
+    for nodes in pages:
+        for node in nodes:
+            values.setdefault(node.xpath, set()).add(node.text)
+    order = {x: i for i, x in enumerate(values)}
+    varying = sorted((x for x, v in values.items() if len(v) >= 2), key=lambda x: (-len(values[x]), order[x]))
+    keep = set(varying[:top_n])
+    return SiteNodes(tuple(tuple(n for n in nodes if n.xpath in keep) for nodes in pages), filtered=True)

@@ -1,0 +1,38 @@
+"""SWDE's ground-truth reader and page-level scoring, and the synthetic book sites FreeDOM is measured on."""
+
+from __future__ import annotations
+
+from pagesieve.eval.book_sites import BOOK_FIELDS, generate_site
+from pagesieve.eval.swde import field_scores, read_groundtruth, read_site
+from pagesieve.models.freedom.nodes import page_nodes
+from pagesieve.models.page import parse_page
+
+
+def test_groundtruth_keeps_label_punctuation_and_several_values(shared_data):
+    gold = read_groundtruth(shared_data / "swde", "book", "booksamillion", ["author", "isbn_13"])
+    assert len(gold) == 2000
+    assert gold["0000"] == {"author": ["Stephenie Meyer"], "isbn_13": [": 9780316125581"]}
+    assert gold["0002"]["author"] == ["Glenn Beck", "Kevin Balfe", "Emily Bestler", "Jack Henderson"]
+
+
+def test_read_site_has_only_the_pages_on_disk_with_their_urls(shared_data):
+    site = read_site(shared_data / "swde", "book", "booksamillion", ["title"])
+    assert len(site.pages) == len(site.gold) == 400 and max(site.pages) == "0399"
+    assert site.pages["0000"][0] == "http://www.booksamillion.com/product/9780316125581"
+
+
+def test_page_level_scores_count_pages_not_values():
+    gold = {"1": {"t": ["A", "A2"]}, "2": {"t": ["B"]}, "3": {"t": []}, "4": {"t": ["D"]}}
+    predicted = {"1": {"t": " A2 "}, "2": {"t": "x"}, "3": {"t": "y"}}
+    score = field_scores(predicted, gold, ["t"])["t"]
+    assert (score["precision"], score["recall"]) == (1 / 3, 1 / 3)
+
+
+def test_generated_sites_are_reproducible_and_their_gold_values_are_text_nodes():
+    assert generate_site(3, 5).pages == generate_site(3, 5).pages != generate_site(4, 5).pages
+    for index in range(30):                        # seeds 0-11 and held-out 20-29 among them
+        site = generate_site(index, 4)
+        for pid, (_, body) in site.pages.items():
+            texts = {n.text for n in page_nodes(parse_page(body).root)}
+            for field in BOOK_FIELDS:
+                assert all(v in texts for v in site.gold[pid].get(field, [])), (site.name, pid, field)

@@ -1,0 +1,34 @@
+"""A tiny FreeDOM training run end to end: real booksamillion pages plus generated book sites, scored with SWDE's
+page-level F1 on pages and sites it did not train on. Seconds on one core; slow tier (it trains)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pagesieve.eval.freedom import labelled_pages, score_sites, sites_of
+from pagesieve.models.freedom.training import TrainConfig, load_glove, train_model
+
+pytestmark = pytest.mark.slow
+
+FIELDS = ["author", "isbn_13", "publication_date", "publisher", "title"]
+
+
+def test_tiny_training_extracts_held_out_real_and_generated_pages(shared_data, tmp_path):
+    swde = str(shared_data / "swde")
+    train = sites_of("booksamillion[0-39],synthetic:0-5", "book", FIELDS, swde, 15, 0)
+    pages = [p for site in train for p in labelled_pages(site, FIELDS, 300)]
+    config = TrainConfig(epochs=4, top_glove=2000)
+    model = train_model(pages, FIELDS, "book", config, load_glove())
+    model.save(tmp_path / "tiny")
+    # again from the same seed: the same bytes (fixed seeds, one thread)
+    train_model(pages, FIELDS, "book", config, load_glove()).save(tmp_path / "again")
+    assert (tmp_path / "tiny.npz").read_bytes() == (tmp_path / "again.npz").read_bytes()
+
+    real = score_sites(str(tmp_path / "tiny"), sites_of("booksamillion[300-339]", "book", FIELDS, swde, 15, 0),
+                       FIELDS, vote=True)
+    generated = score_sites(str(tmp_path / "tiny"), sites_of("synthetic:20-23", "book", FIELDS, swde, 15, 0),
+                            FIELDS, vote=True)
+    # measured 2026-11-23: 0.987 (booksamillion) and 0.977 (4 generated sites); the floors leave room for
+    # other torch builds, not for a broken pipeline (an untrained model scores near 0)
+    assert real["mean"]["f1"] >= 0.9
+    assert generated["mean"]["f1"] >= 0.8
