@@ -144,3 +144,15 @@ def test_voting_moves_a_field_to_the_site_majority_xpath():
     assert [c["title"].origin for c in voted] == ["model", "model", "model", "voted"]
     assert voted[3]["title"].score == 0.4
     assert vote_site(pages[:2], probs[:2], choices[:2], FIELDS) == choices[:2]   # under vote_min_pages: as is
+
+
+@pytest.mark.slow
+def test_the_shipped_book_model_stays_above_its_floor_on_held_out_synthetic_sites(shared_data):
+    """Quality gate for FreeDOM (2026-11-23: node 0.992, + voting 0.991 on synthetic sites 20-29, which the
+    model never saw); like tests/quality_floors.json, about 0.01 below."""
+    from pagesieve.eval.freedom import score_sites, sites_of
+
+    fields = ["author", "isbn_13", "publication_date", "publisher", "title"]
+    sites = sites_of("synthetic:20-29", "book", fields, str(shared_data / "swde"), 30, 0)
+    assert score_sites("book", sites, fields, vote=False)["mean"]["f1"] >= 0.98
+    assert score_sites("book", sites, fields, vote=True)["mean"]["f1"] >= 0.98
