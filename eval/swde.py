@@ -18,7 +18,8 @@ from pagesieve.models.freedom.nodes import normalise
 
 __all__ = ["SWDE_ROOT", "SitePages", "read_groundtruth", "read_site", "field_scores", "site_score"]
 
-# The shared data folder beside the checkout, as the listings' default (eval/listings_report.py); a string for argparse defaults
+# The shared data folder beside the checkout, as the listings' default (eval/listings_report.py);
+# a string, for argparse defaults
 SWDE_ROOT = str(Path(__file__).resolve().parents[2] / "shared" / "data" / "swde")
 
 Gold = dict[str, dict[str, list[str]]]          # page id -> field -> values
