@@ -17,7 +17,8 @@ from pagesieve.settings import Settings
 
 from .signals import DUP_NGRAM_SIZES, GOPHER_STOP_WORDS, TOP_NGRAM_SIZES, compute_signals
 
-__all__ = ["Rule", "RULES", "RULE_NAMES", "DEFAULT_RULES", "QualityRules", "first_failing_rule", "judge"]
+__all__ = ["Rule", "RULES", "RULE_NAMES", "DEFAULT_RULES", "QualityRules", "failing_rules", "first_failing_rule",
+           "judge"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +126,11 @@ def first_failing_rule(signals: Mapping[str, float | int | bool], settings: Qual
         if rule.fails(signals, settings):
             return rule.name
     return None
+
+
+def failing_rules(signals: Mapping[str, float | int | bool], settings: QualityRules) -> list[str]:
+    """Every enabled rule that would remove the document, in `settings.rules` order (for diagnosis)."""
+    return [rule.name for rule in settings.enabled() if rule.fails(signals, settings)]
 
 
 def judge(text: str, settings: QualityRules | None = None) -> tuple[dict[str, float | int | bool], str | None]:
