@@ -118,3 +118,12 @@ def test_real_news_articles_from_the_benchmark_gold_are_kept(shared_data, datase
     # Portuguese race calendar is 24 % numbers), l3s-gn1 370/416 (C4 drops 33
     # short wire stories of under 5 sentences, as it would have on the web)
     assert kept / len(files) >= {"scrapinghub": 0.9, "l3s-gn1": 0.88}[dataset]
+
+
+def test_the_packaged_filter_settings_are_the_papers_thresholds():
+    from pagesieve.jobs.settings import FilterSettings
+
+    packaged = FilterSettings.load()
+    assert packaged.rules_only() == QualityRules() and packaged.min_partitions == 0
+    assert (packaged.min_words, packaged.max_dup_line_frac, packaged.max_top_2gram, packaged.max_dup_10gram,
+            packaged.min_sentences) == (50, 0.30, 0.20, 0.10, 5)
