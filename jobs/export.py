@@ -9,7 +9,11 @@ Documents JSONL: `<out>/jsonl/docs-00000.jsonl[.gz]`, one `{"id": page_id, "cont
 only documents with status ok. Records JSONL: `<out>/jsonl/records-00000.jsonl[.gz]`, one
 `{"page_id", "url", "method", "schema", "record_index", "record_xpath", "fields": {name: value}}` per
 record (the first value of a name wins), only rows with status ok. Parquet: `<out>/parquet/`, every
-row and column of the input table.
+row and column of the input table (less the removed documents below).
+
+Documents that `pagesieve filter` removed (a `removed_by` that is not null) are left out of both formats,
+and the report counts them by rule under `left_out`: what a corpus stage removes is what the export
+leaves out (DESIGN.md).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pagesieve.jobs.common import (
     Report,
     check_output,
     check_table,
+    counts_by,
     exit_on_config_error,
     job_parser,
     load_config,
@@ -130,13 +135,19 @@ def _write_jsonl(spark, lines, target: str, stem: str, gzip: bool) -> dict[str, 
 def run(spark, documents_path: str, out: str, config, report: Report, formats: list[str],
         gzip: bool = False) -> int:
     """Export the documents at `documents_path` under `out`; returns the number of JSONL lines written."""
+    from pyspark.sql import functions as F
+
     settings = config.job("export")
     documents = spark.read.parquet(documents_path)
     n_documents = documents.count()
     exported: dict[str, int] = {}
+    n_removed = 0
+    if "removed_by" in documents.columns:    # a filtered table: the removed documents are not exported
+        removed = counts_by(documents.filter(F.col("removed_by").isNotNull()), "removed_by")
+        n_removed = sum(removed.values())
+        report.set(left_out={"removed_by": removed})
+        documents = documents.filter(F.col("removed_by").isNull())
     if "jsonl" in formats:
-        from pyspark.sql import functions as F
-
         docs = build_jsonl(documents, settings.include_title)
         check_unique_ids(docs)
         docs = docs.repartition(settings.shards).sortWithinPartitions("id")
@@ -145,7 +156,7 @@ def run(spark, documents_path: str, out: str, config, report: Report, formats: l
         exported["not_exported"] = n_documents - exported["jsonl"]
     if "parquet" in formats:
         documents.write.mode("overwrite").parquet(f"{out.rstrip('/')}/parquet")
-        exported["parquet"] = n_documents
+        exported["parquet"] = n_documents - n_removed
     report.set(input=documents_path, input_rows=n_documents, output=out, exported=exported)
     return exported.get("jsonl", exported.get("parquet", 0))
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pagesieve.models.page import GUARDS
+from pagesieve.models.quality import QualityRules
 from pagesieve.settings import Settings
 
-__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "JOB_SETTINGS"]
+__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "FilterSettings", "JOB_SETTINGS"]
 
 
 def _positive(**values: float) -> None:
@@ -81,5 +82,24 @@ class StreamSettings(Settings):
             raise ValueError(f"partitions must be >= 0, got {self.partitions}")
 
 
+@dataclass(frozen=True, slots=True)
+class FilterSettings(QualityRules):
+    """The rules and thresholds of models/quality (defaults from conf/jobs.toml [filter]) and the job's knobs."""
+
+    conf_name = "jobs"
+    conf_section = "filter"
+
+    min_partitions: int = 0
+
+    def __post_init__(self) -> None:
+        QualityRules.__post_init__(self)     # explicit: zero-argument super() breaks in slotted dataclasses
+        if self.min_partitions < 0:
+            raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+
+    def rules_only(self) -> QualityRules:
+        """The rule settings alone (what the UDF needs), as the models' own settings class."""
+        return QualityRules(**{name: getattr(self, name) for name in QualityRules.__dataclass_fields__})
+
+
 JOB_SETTINGS: dict[str, type[Settings]] = {"ingest": IngestSettings, "clean": CleanSettings, "export": ExportSettings,
-                                          "stream": StreamSettings}
+                                          "stream": StreamSettings, "filter": FilterSettings}

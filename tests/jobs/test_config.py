@@ -66,6 +66,19 @@ CASES = [
     ("evaluate", ["--dataset", "NOSUCH", "--methods", "cnr", "--out", "OUT"], "--dataset NOSUCH: no such"),
     ("evaluate", ["--dataset", SOME_DIR, "--methods", "cnr", "--out", "OUT", "--conf", "cnr.adjust=x"],
      "cnr.adjust: expected int"),
+    ("filter", ["--documents", SOME_DIR, "--out", "OUT", "--conf", "filter.max_dup_line_frac=high"],
+     "filter.max_dup_line_frac: expected float, got 'high'"),
+    ("filter", ["--documents", SOME_DIR, "--out", "OUT", "--conf", "filter.min_words=-1"],
+     "filter.min_words must be >= 0, got -1"),
+    ("filter", ["--documents", SOME_DIR, "--out", "OUT", "--conf", 'filter.rules=["gopher_few_words","c4_nope"]'],
+     "filter.rules: unknown rule(s) c4_nope; known: gopher_few_words,"),
+    ("filter", ["--documents", SOME_DIR, "--out", "OUT", "--conf", "filter.nosuch=1"], "unknown setting filter.nosuch"),
+    ("filter", ["--documents", SOME_DIR, "--out", "OUT", "--conf", "filter.min_partitions=-2"],
+     "filter.min_partitions must be >= 0, got -2"),
+    ("filter", ["--documents", SOME_DIR, "--out", "OUT", "--conf", "filter.stop_words=3"],
+     "filter.stop_words: expected a list, got 3"),
+    ("filter", ["--documents", "NOSUCH", "--out", "OUT"], "--documents NOSUCH: no such folder"),
+    ("filter", ["--documents", SOME_DIR, "--out", "AFILE"], "--out AFILE: is a file"),
 ]
 
 
