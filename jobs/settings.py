@@ -45,9 +45,9 @@ class CleanSettings(Settings):
     page_timeout_s: float = 30.0
     guard: str = "alarm"
     min_partitions: int = 0
-    language_detector: str = "resiliparse"
+    language_detector: str = "py3langid"
     language_min_chars: int = 50
-    language_max_chars: int = 10_000
+    language_max_chars: int = 1000
 
     def __post_init__(self) -> None:
         if self.page_timeout_s < 0:
