@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pagesieve.models.page import GUARDS
+from pagesieve.models.page.language import LanguageID
 from pagesieve.models.quality import QualityRules
 from pagesieve.settings import Settings
 
@@ -45,6 +46,9 @@ class CleanSettings(Settings):
     page_timeout_s: float = 30.0
     guard: str = "alarm"
     min_partitions: int = 0
+    language_detector: str = "py3langid"
+    language_min_chars: int = 50
+    language_max_chars: int = 1000
 
     def __post_init__(self) -> None:
         if self.page_timeout_s < 0:
@@ -53,6 +57,20 @@ class CleanSettings(Settings):
             raise ValueError(f"guard must be one of {', '.join(GUARDS)}, got {self.guard!r}")
         if self.min_partitions < 0:
             raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+        _positive(language_min_chars=self.language_min_chars)
+        if self.language_max_chars < self.language_min_chars:
+            raise ValueError(f"language_max_chars must be >= language_min_chars ({self.language_min_chars}), "
+                             f"got {self.language_max_chars}")
+        self.language_id()  # an unknown or missing detector fails here, naming the key
+
+    def language_id(self) -> LanguageID | None:
+        """How `documents.language` is filled; None when `language_detector = "none"`."""
+        if self.language_detector == "none":
+            return None
+        try:
+            return LanguageID(self.language_detector, self.language_min_chars, self.language_max_chars)
+        except ValueError as exc:
+            raise ValueError(f"language_detector: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)
