@@ -213,7 +213,7 @@ class Report:
         d = self.data
         lines = [f"pagesieve {self.job}: {d.get('rows', 0)} rows in {d.get('wall_s', 0):.1f} s "
                  f"({d.get('pages_per_s') or 0:.1f} rows/s)"]
-        for key in ("by_status", "ingest_status", "skipped", "skipped_inputs", "exported"):
+        for key in ("by_status", "by_outcome", "ingest_status", "skipped", "skipped_inputs", "exported"):
             if d.get(key):
                 parts = ", ".join(f"{k}={v}" for k, v in sorted(d[key].items()))
                 lines.append(f"  {key:<14} {parts}")

@@ -6,7 +6,8 @@
     pagesieve export --records out/records --out out/records-export --format jsonl,parquet
 
 Documents JSONL: `<out>/jsonl/docs-00000.jsonl[.gz]`, one `{"id": page_id, "contents": ...}` per line,
-only documents with status ok. Records JSONL: `<out>/jsonl/records-00000.jsonl[.gz]`, one
+only documents with status ok and, in a table written by `dedup`, no `dup_of` (the duplicates it marked).
+Records JSONL: `<out>/jsonl/records-00000.jsonl[.gz]`, one
 `{"page_id", "url", "method", "schema", "record_index", "record_xpath", "fields": {name: value}}` per
 record (the first value of a name wins), only rows with status ok. Parquet: `<out>/parquet/`, every
 row and column of the input table.
@@ -37,10 +38,13 @@ __all__ = ["DuplicateIdError", "build_jsonl", "check_unique_ids", "record_object
 
 
 def build_jsonl(documents, include_title: bool = True):
-    """(id, contents) rows of the ok documents; contents = title, blank line, text (title optional)."""
+    """(id, contents) rows of the ok documents that are not marked duplicates (`dup_of`, when the table has the
+    column); contents = title, blank line, text (title optional)."""
     from pyspark.sql import functions as F
 
     ok = documents.filter(F.col("status") == "ok")
+    if "dup_of" in documents.columns:
+        ok = ok.filter(F.col("dup_of").isNull())
     if include_title:
         contents = F.when(F.col("title").isNotNull() & ~F.col("text").startswith(F.coalesce("title", F.lit(""))),
                           F.concat_ws("\n\n", "title", "text")).otherwise(F.col("text"))
@@ -127,6 +131,17 @@ def _write_jsonl(spark, lines, target: str, stem: str, gzip: bool) -> dict[str, 
     return {"jsonl": spark.read.text(target).count() if files else 0, "jsonl_files": len(files)}
 
 
+def _left_out(documents) -> dict[str, int]:
+    """Why documents were not exported: `left_out/not_ok` (status) and `left_out/duplicate` (dup_of set)."""
+    from pyspark.sql import functions as F
+
+    reason = F.when(F.col("status") != "ok", "not_ok")
+    if "dup_of" in documents.columns:
+        reason = reason.when(F.col("dup_of").isNotNull(), "duplicate")
+    counts = documents.select(reason.alias("reason")).where(F.col("reason").isNotNull()).groupBy("reason").count()
+    return {f"left_out/{r['reason']}": r["count"] for r in counts.collect()}
+
+
 def run(spark, documents_path: str, out: str, config, report: Report, formats: list[str],
         gzip: bool = False) -> int:
     """Export the documents at `documents_path` under `out`; returns the number of JSONL lines written."""
@@ -143,6 +158,7 @@ def run(spark, documents_path: str, out: str, config, report: Report, formats: l
         lines = docs.select(F.to_json(F.struct("id", "contents")).alias("value"))
         exported.update(_write_jsonl(spark, lines, f"{out.rstrip('/')}/jsonl", "docs", gzip))
         exported["not_exported"] = n_documents - exported["jsonl"]
+        exported.update(_left_out(documents))
     if "parquet" in formats:
         documents.write.mode("overwrite").parquet(f"{out.rstrip('/')}/parquet")
         exported["parquet"] = n_documents

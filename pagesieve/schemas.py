@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 __all__ = ["SCHEMA_VERSION", "PAGES", "READER_ROWS", "DOCUMENTS", "RECORDS", "SEGMENTS", "FIELD", "BBOX",
-           "PAGE_STATUSES", "DOCUMENT_STATUSES", "FIELD_ORIGINS", "spark_schema"]
+           "DEDUP_COLUMNS", "DEDUPED_DOCUMENTS", "PAGE_STATUSES", "DOCUMENT_STATUSES", "FIELD_ORIGINS", "spark_schema"]
 
 # 2: pages.source_languages, documents.language_score, and the records and segments tables.
 SCHEMA_VERSION = 2
@@ -56,6 +56,16 @@ DOCUMENTS = pa.schema([
     ("n_words", pa.int32()),
     ("elapsed_ms", pa.float32()),
 ])
+
+# What `dedup` adds to documents (DESIGN.md: corpus stages add columns, never remove rows). dup_cluster: the
+# smallest page_id of the document's cluster of exact or near duplicates, null for a document with no duplicate
+# (and for one that did not take part: status not ok, or no words). dup_of: the page_id of the document kept
+# for the cluster, null for the kept one; `export` leaves out the documents whose dup_of is set.
+DEDUP_COLUMNS = pa.schema([
+    ("dup_cluster", pa.string()),
+    ("dup_of", pa.string()),
+])
+DEDUPED_DOCUMENTS = pa.schema(list(DOCUMENTS) + list(DEDUP_COLUMNS))
 
 # One extracted attribute of a record. origin: annotated, inferred, model or voted (FIELD_ORIGINS).
 FIELD = pa.struct([
