@@ -14,6 +14,7 @@ input row is written: a removed document is one whose `dup_of` is set, and `expo
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,7 @@ class Dedup:
     documents: Any
     stats: dict[str, int] = field(default_factory=dict)
     removed: Any = None    # (page_id, kind) of every document with a dup_of, kind exact or near
+    seconds: dict[str, float] = field(default_factory=dict)   # wall time of each eager step
 
 
 def _candidate_pairs(signed, max_bucket_size: int):
@@ -81,12 +83,20 @@ def build(documents, settings) -> Dedup:
 
     documents = documents.drop(*DEDUP_COLUMNS.names)
     stats: dict[str, int] = {}
+    seconds: dict[str, float] = {}
+    clock = [time.perf_counter()]
+
+    def lap(step: str) -> None:
+        now = time.perf_counter()
+        seconds[step] = round(now - clock[0], 2)
+        clock[0] = now
     takes_part = (F.col("status") == "ok") & F.col("text").isNotNull()
     signed = (documents.where(takes_part)
               .select("page_id", F.length("text").alias("length"), signature_udf(settings)("text").alias("s"))
               .select("page_id", "length", "s.text_hash", "s.bands").where(F.col("text_hash").isNotNull())
               .persist(StorageLevel.MEMORY_AND_DISK))
     stats["signed"] = signed.count()
+    lap("sign")
     groups = signed.groupBy("text_hash").agg(F.min("page_id").alias("rep"))
     stats["exact_groups"] = groups.count()
     with_rep = signed.join(groups, "text_hash")
@@ -97,6 +107,7 @@ def build(documents, settings) -> Dedup:
     pairs = pairs.persist(StorageLevel.MEMORY_AND_DISK)
     stats["candidate_pairs"] = pairs.count()
     stats["oversized_buckets"] = oversized.count()
+    lap("candidates")
     texts = documents.select("page_id", "text")
     scored = (pairs.join(texts.withColumnRenamed("page_id", "a").withColumnRenamed("text", "text_a"), "a")
               .join(texts.withColumnRenamed("page_id", "b").withColumnRenamed("text", "text_b"), "b")
@@ -104,7 +115,9 @@ def build(documents, settings) -> Dedup:
     near = scored.where(F.col("jaccard") >= settings.threshold).select(F.col("a").alias("src"),
                                                                        F.col("b").alias("dst")).localCheckpoint()
     stats["verified_pairs"] = near.count()
+    lap("verify")
     labels, stats["component_rounds"] = connected_components(exact.union(near), settings.max_rounds)
+    lap("components")
     order = ([F.col("length").desc()] if settings.keep == "longest" else []) + [F.col("page_id").asc()]
     members = labels.join(signed.select(F.col("page_id").alias("id"), "length", "text_hash"), "id")
     members = members.withColumnRenamed("id", "page_id")
@@ -112,12 +125,13 @@ def build(documents, settings) -> Dedup:
     assigned = (members.withColumn("kept", kept).withColumn("kept_hash", F.first("text_hash").over(
         Window.partitionBy("label").orderBy(*order))).localCheckpoint())
     stats["clusters"] = assigned.select("label").distinct().count()
+    lap("keep")
     removed = assigned.where(F.col("page_id") != F.col("kept")).select(
         "page_id", F.when(F.col("text_hash") == F.col("kept_hash"), "exact").otherwise("near").alias("kind"))
     dup = assigned.select("page_id", F.col("label").alias("dup_cluster"),
                           F.when(F.col("page_id") != F.col("kept"), F.col("kept")).alias("dup_of"))
     out = documents.join(dup, "page_id", "left").select(*documents.columns, "dup_cluster", "dup_of")
-    return Dedup(out, stats, removed)
+    return Dedup(out, stats, removed, seconds)
 
 
 def _check_unique_page_ids(documents) -> None:
@@ -159,7 +173,8 @@ def run(spark, documents_path: str, out: str, config: JobConfig, report: Report)
     report.check_accounting(n_documents, by_outcome, "documents")
     n_out = sum(by_outcome.values())
     report.set(input=documents_path, input_rows=n_documents, output=out, by_outcome=by_outcome,
-               by_status=counts_by(written, "status"), dedup=result.stats)
+               by_status=counts_by(written, "status"), dedup=result.stats,
+               step_seconds=result.seconds)
     return n_out
 
 

@@ -19,7 +19,7 @@ def candidate_probability(similarity: float, bands: int, rows: int) -> float:
 
 
 def _crc32(shingle: bytes) -> int:
-    # crc32 runs in C, 3x faster than datasketch's default sha1_hash32 per shingle (scripts/bench_dedup.py);
+    # crc32 runs in C: a whole signature is 1.5x faster than with datasketch's default sha1_hash32 (bench_dedup udf);
     # its poor mixing does not matter because datasketch's affine32 scheme mixes every input with fmix32 first.
     return zlib.crc32(shingle)
 
