@@ -196,7 +196,8 @@ def bench_scale(spark, args) -> dict:
         rows = dedup.run(spark, path, str(WORK / f"deduped-{n}"), config, report)
         seconds = time.perf_counter() - start
         out[n] = {"seconds": round(seconds, 1), "docs_per_s": round(rows / seconds, 1), "generate_s": round(gen_s, 1),
-                  "by_outcome": report.data["by_outcome"], "dedup": report.data["dedup"]}
+                  "by_outcome": report.data["by_outcome"], "dedup": report.data["dedup"],
+                  "step_seconds": report.data["step_seconds"]}
         print(json.dumps({n: out[n]}), flush=True)
     sizes = sorted(out)
     for small, big in zip(sizes, sizes[1:], strict=False):
