@@ -44,6 +44,7 @@ setup(
         "warcio>=1.7",
         "brotli>=1.1",
         "fsspec>=2024.2",
+        "datasketch>=2.0,<3",     # dedup: MinHash signatures (the 2.0 affine32 scheme)
         "apted>=1.0.3",           # tree edit distance for AMBER's record segmentation
         "scrapy>=2.19,<2.20",     # spiders/: crawl-time mode; 2.19 verified (RemoteControl, reactor notes)
         "py3langid>=0.4,<0.5",    # documents.language; the model ships in the wheel (no download)

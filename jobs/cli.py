@@ -13,6 +13,7 @@ COMMANDS = {
     "ingest": ("pagesieve.jobs.ingest", "archives or HTML folders -> pages (Parquet)"),
     "clean": ("pagesieve.jobs.clean", "pages -> documents (boilerplate removal)"),
     "extract": ("pagesieve.jobs.extract", "pages -> records (structured extraction)"),
+    "dedup": ("pagesieve.jobs.dedup", "documents -> documents + dup_cluster, dup_of (exact and near duplicates)"),
     "filter": ("pagesieve.jobs.filter", "documents -> documents + quality signals + removed_by (Gopher, C4)"),
     "export": ("pagesieve.jobs.export", "documents -> Pyserini JSONL / Parquet; records -> JSONL / Parquet"),
     "crawl": ("pagesieve.spiders.crawl", "seeds -> pages shards in a landing folder (Scrapy)"),

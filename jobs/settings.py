@@ -13,7 +13,8 @@ from pagesieve.models.page.language import LanguageID
 from pagesieve.models.quality import QualityRules
 from pagesieve.settings import Settings
 
-__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "FilterSettings", "JOB_SETTINGS"]
+__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "FilterSettings",
+           "DedupSettings", "JOB_SETTINGS"]
 
 
 def _positive(**values: float) -> None:
@@ -119,5 +120,40 @@ class FilterSettings(QualityRules):
         return QualityRules(**{name: getattr(self, name) for name in QualityRules.__dataclass_fields__})
 
 
+DEDUP_KEEP_RULES = ("longest", "first_id")
+
+
+@dataclass(frozen=True, slots=True)
+class DedupSettings(Settings):
+    conf_name = "jobs"
+    conf_section = "dedup"
+
+    shingle_size: int = 5
+    num_perm: int = 128
+    bands: int = 25
+    rows: int = 5
+    threshold: float = 0.8
+    seed: int = 1
+    lowercase: bool = True
+    strip_punctuation: bool = True
+    mask_digits: bool = True
+    keep: str = "longest"
+    max_bucket_size: int = 200
+    max_rounds: int = 40
+    min_partitions: int = 0
+
+    def __post_init__(self) -> None:
+        _positive(shingle_size=self.shingle_size, num_perm=self.num_perm, bands=self.bands, rows=self.rows,
+                  max_bucket_size=self.max_bucket_size, max_rounds=self.max_rounds)
+        if self.bands * self.rows > self.num_perm:
+            raise ValueError(f"bands * rows must be <= num_perm, got {self.bands} * {self.rows} > {self.num_perm}")
+        if not 0 < self.threshold <= 1:
+            raise ValueError(f"threshold must be in (0, 1], got {self.threshold}")
+        if self.keep not in DEDUP_KEEP_RULES:
+            raise ValueError(f"keep must be one of {', '.join(DEDUP_KEEP_RULES)}, got {self.keep!r}")
+        if self.min_partitions < 0:
+            raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+
+
 JOB_SETTINGS: dict[str, type[Settings]] = {"ingest": IngestSettings, "clean": CleanSettings, "export": ExportSettings,
-                                          "stream": StreamSettings, "filter": FilterSettings}
+                                          "stream": StreamSettings, "filter": FilterSettings, "dedup": DedupSettings}

@@ -9,11 +9,11 @@ from __future__ import annotations
 import pyarrow as pa
 
 __all__ = ["SCHEMA_VERSION", "PAGES", "READER_ROWS", "DOCUMENTS", "QUALITY_COLUMNS", "FILTERED_DOCUMENTS",
-           "RECORDS", "SEGMENTS", "FIELD", "BBOX",
-           "PAGE_STATUSES", "DOCUMENT_STATUSES", "FIELD_ORIGINS", "spark_schema"]
+           "DEDUP_COLUMNS", "DEDUPED_DOCUMENTS", "RECORDS", "SEGMENTS", "FIELD", "BBOX", "PAGE_STATUSES",
+           "DOCUMENT_STATUSES", "FIELD_ORIGINS", "spark_schema"]
 
 # 2: pages.source_languages, documents.language_score, and the records and segments tables.
-# 3: the filter stage's quality_* and removed_by columns of documents.
+# 3: the corpus stages' columns of documents: filter's quality_* and removed_by, dedup's dup_cluster and dup_of.
 SCHEMA_VERSION = 3
 
 PAGE_STATUSES = ("ok", "truncated", "too_large", "bad_encoding")
@@ -93,6 +93,16 @@ QUALITY_COLUMNS = pa.schema([
     ("removed_by", pa.string()),                   # first rule that removed the document; null: kept or not ok
 ])
 FILTERED_DOCUMENTS = pa.schema(list(DOCUMENTS) + list(QUALITY_COLUMNS))
+
+# What `dedup` adds to documents (DESIGN.md: corpus stages add columns, never remove rows). dup_cluster: the
+# smallest page_id of the document's cluster of exact or near duplicates, null for a document with no duplicate
+# (and for one that did not take part: status not ok, or no words). dup_of: the page_id of the document kept
+# for the cluster, null for the kept one; `export` leaves out the documents whose dup_of is set.
+DEDUP_COLUMNS = pa.schema([
+    ("dup_cluster", pa.string()),
+    ("dup_of", pa.string()),
+])
+DEDUPED_DOCUMENTS = pa.schema(list(DOCUMENTS) + list(DEDUP_COLUMNS))
 
 # One extracted attribute of a record. origin: annotated, inferred, model or voted (FIELD_ORIGINS).
 FIELD = pa.struct([
