@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import logging
 from collections.abc import Iterator
 from typing import IO, Any
 
-from pagesieve.archives.gzip_members import GZIP_MAGIC, find_member
+from pagesieve.archives.gzip_members import GZIP_MAGIC, find_member, iter_members
 from pagesieve.archives.rows import (
     add_body,
     get_header,
@@ -22,9 +23,11 @@ from pagesieve.archives.rows import (
 __all__ = ["read_arc"]
 
 logger = logging.getLogger(__name__)
+_HEAD_ROOM = 1 << 20  # decompressed bytes kept beyond the body cap, for the ARC and HTTP headers
 
 
-def read_arc(path: str, fh: IO[bytes], size: int, cap: int, *, start: int = 0) -> Iterator[dict[str, Any]]:
+def read_arc(path: str, fh: IO[bytes], size: int, cap: int, *, start: int = 0,
+             tally: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Rows of the ARC records of `fh` from file offset `start` on (see `iter_records`).
 
     Args:
@@ -33,12 +36,75 @@ def read_arc(path: str, fh: IO[bytes], size: int, cap: int, *, start: int = 0) -
         size: its size in bytes (the last record's length runs to it).
         cap: the body cap.
         start: where to start reading (a record offset).
+        tally: filled, for a gzip ARC with a member per record, with where the file's bytes went
+            (size, records, skipped, unaccounted), as for WARC files.
 
     Returns:
         One row per record, then a `read_error` row if warcio fails for good. In a gzip file, damage
         (junk between members, a member that does not decompress) is skipped to the next member that
         holds an ARC record line, as one `read_error` row with the skipped file range (issue 22).
     """
+    fh.seek(0)
+    if fh.read(2) == GZIP_MAGIC:
+        yield from _read_members(path, fh, size, cap, start, tally)
+    else:
+        yield from _read_with_warcio(path, fh, size, cap, start)
+
+
+def _read_members(path: str, fh: IO[bytes], size: int, cap: int, start: int,
+                  tally: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
+    """A gzip ARC read member by member (the ARC format gzips each record on its own), so that zlib
+    checks every member's CRC: a corrupt member is one `read_error` row, and the records around it
+    keep their offsets. A member holding more than one record (a whole-file gzip) hands the file
+    over to warcio from that member on, without a tally (offsets inside a member are warcio's)."""
+    pending, skipped = None, 0
+    for piece in iter_members(fh, start, size, keep=cap + _HEAD_ROOM):
+        if piece.kind == "skip" and piece.note is None:  # padding: part of the record before it, if any
+            if pending:
+                pending["source_length"] += piece.end - piece.start
+            else:
+                skipped += piece.end - piece.start
+            continue
+        if pending:
+            yield pending
+            pending = None
+        if piece.kind == "skip":
+            skipped += piece.end - piece.start
+            yield reader_row(path, skip_reason="read_error", source_offset=piece.start,
+                             source_length=piece.end - piece.start, source_profile="arc",
+                             error=piece.note)
+            continue
+        rows = _member_rows(piece.data, path, cap)
+        if len(rows) > 1:
+            yield from _read_with_warcio(path, fh, size, cap, piece.start)
+            return
+        for row in rows:
+            row["source_offset"], row["source_length"] = piece.start, piece.end - piece.start
+        pending = rows[0] if rows else reader_row(
+            path, skip_reason="read_error", source_offset=piece.start, source_length=piece.end - piece.start,
+            source_profile="arc", error="a gzip member holding no ARC record")
+    if pending:
+        yield pending
+    if tally is not None:
+        tally.update(size=size, records=size - start - skipped, skipped=skipped, unaccounted=0)
+
+
+def _member_rows(data: bytes, path: str, cap: int) -> list[dict[str, Any]]:
+    """The rows of the ARC records in one member's data (a read_error row if warcio cannot read it)."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    rows = []
+    try:
+        for rec in ArchiveIterator(io.BytesIO(data), arc2warc=True):
+            rows.append(_arc_row(rec, path, cap))
+    except Exception as exc:
+        rows.append(reader_row(path, skip_reason="read_error", source_profile="arc",
+                               error=f"unreadable ARC record ({type(exc).__name__}: {one_line(exc)})"))
+    return rows
+
+
+def _read_with_warcio(path: str, fh: IO[bytes], size: int, cap: int, start: int) -> Iterator[dict[str, Any]]:
+    """warcio over the whole file from `start`: a plain ARC, or a gzip ARC with records sharing members."""
     from warcio.archiveiterator import ArchiveIterator
 
     fh.seek(0)

@@ -50,8 +50,8 @@ def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = 
         profile: one of `PROFILES`: `auto` detects it from the first record; any other forces it.
             Rows carry the profile used in `source_profile`.
         tally: when given, filled once the iterator is exhausted with where the file's bytes went
-            (`_tally`: size, records, skipped, unaccounted; all in file bytes) for WARC files; left
-            empty for ARC and for a file that could not be opened.
+            (`_tally`: size, records, skipped, unaccounted; all in file bytes) for WARC files and
+            gzip ARC files; left empty for a plain ARC and for a file that could not be opened.
 
     Returns:
         An iterator of rows. Never raises for bad input: a missing, unreadable or damaged file
@@ -111,7 +111,7 @@ def _read_archive(path: str, cap: int, profile: str, tally: dict[str, Any] | Non
             return  # an empty file holds no record, so there is nothing to account for
         used = detect_profile(head, path) if profile == "auto" else profile
         if used == "arc":
-            yield from read_arc(path, fh, size, cap)
+            yield from read_arc(path, fh, size, cap, tally=tally)
         else:
             yield from read_warc(path, fh, gz, size, cap, used, tally=tally)
 

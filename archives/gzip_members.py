@@ -8,9 +8,10 @@ import collections
 import io
 import re
 import zlib
-from typing import IO, Any
+from collections.abc import Iterator
+from typing import IO, Any, NamedTuple
 
-__all__ = ["GZIP_MAGIC", "GzipMembers", "Skip", "find_member"]
+__all__ = ["GZIP_MAGIC", "GzipMembers", "Piece", "Skip", "find_member", "iter_members"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 _MEMBER = GZIP_MAGIC + b"\x08"  # magic plus deflate, the only method gzip defines: fewer false starts
@@ -214,3 +215,71 @@ def _holds_record(data: bytes) -> bool:
     except zlib.error:
         return False
     return _RECORD_START.match(out) is not None
+
+
+
+class Piece(NamedTuple):
+    """A stretch of a gzip file: a whole `member`, a member the file ends inside (`cut`), or bytes
+    skipped to the next member holding a record (`skip`; `note` says why, None for mere padding)."""
+
+    kind: str
+    start: int
+    end: int
+    data: bytes = b""
+    note: str | None = None
+
+
+def iter_members(raw: IO[bytes], start: int, size: int, keep: int) -> Iterator[Piece]:
+    """The members of a gzip file from file offset `start` on, each decompressed on its own, and the
+    damage between them, as `Piece`s that tile the file from `start` to `size`.
+
+    A member's data is its first `keep` decompressed bytes; the rest is decompressed and dropped, so
+    that zlib reaches the trailer and checks the member's CRC (warcio does not, and reads on past a
+    corrupt member into the next one). A member zlib rejects, or bytes that are not gzip, are
+    skipped to the next member whose data opens with a record line (`find_member`).
+    """
+    pos = start
+    raw.seek(pos)
+    buf = raw.read(1 << 16)
+    while pos < size:
+        if len(buf) < len(_MEMBER):
+            buf += raw.read(1 << 16)
+        piece = _member(raw, pos, buf, keep) if buf.startswith(_MEMBER) else None
+        if piece is None or isinstance(piece, str):
+            piece = _skipped(raw, pos, size, piece or "bytes that are not gzip")
+            raw.seek(piece.end)
+            buf = raw.read(1 << 16)
+        else:
+            piece, buf = piece
+        yield piece
+        pos = piece.end
+
+
+def _member(raw: IO[bytes], pos: int, buf: bytes, keep: int) -> tuple[Piece, bytes] | str:
+    """The member at file offset `pos` (its first bytes in `buf`) and the bytes read after it, or why
+    zlib rejected it."""
+    dec, out, used = zlib.decompressobj(31), bytearray(), 0
+    try:
+        while buf:
+            data = dec.decompress(buf)
+            out += data[:max(keep - len(out), 0)]
+            used += len(buf) - len(dec.unused_data)
+            if dec.eof:
+                return Piece("member", pos, pos + used, bytes(out)), dec.unused_data
+            buf = raw.read(1 << 16)
+    except zlib.error as exc:
+        return f"corrupt gzip member ({exc})"
+    return Piece("cut", pos, pos + used, bytes(out)), b""
+
+
+def _skipped(raw: IO[bytes], pos: int, size: int, why: str) -> Piece:
+    """The skip from `pos` to the next member holding a record (searched from `pos + 1`), or to the end."""
+    nxt = find_member(raw, pos + 1)
+    end = size if nxt is None else nxt
+    if end - pos <= 1 << 20 and not why.startswith("corrupt"):
+        raw.seek(pos)
+        if not raw.read(end - pos).strip(_PADDING):
+            return Piece("skip", pos, end)  # padding between or after members: no damage
+    goes_on = f"reading goes on at the gzip member at {nxt}" if nxt is not None else (
+        "no gzip member holding a record follows")
+    return Piece("skip", pos, end, note=f"{why}: skipped {end - pos} bytes at {pos}-{end}; {goes_on}")

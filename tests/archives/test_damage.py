@@ -209,3 +209,29 @@ def test_junk_between_the_members_of_a_gzip_arc_is_skipped(manifest, tmp_path):
             s if s < at else s + len(JUNK) for s in starts]
         assert read_errors(rows) == [(at, len(JUNK))]
 
+
+
+def test_corrupt_bytes_inside_a_member_of_a_gzip_arc_lose_that_record_only(manifest, tmp_path):
+    data, starts = (WARC_DIR / ARC_GZ).read_bytes(), offsets(manifest[ARC_GZ])
+    ends = [*starts[1:], len(data)]
+    clean = {r["source_offset"]: r for r in iter_records(str(WARC_DIR / ARC_GZ))}
+    for i in picks(len(starts)):
+        middle = (starts[i] + ends[i]) // 2
+        damaged = data[:middle] + bytes(b ^ 0x5A for b in data[middle:middle + 8]) + data[middle + 8:]
+        tally: dict = {}
+        rows = list(iter_records(write(tmp_path, f"corrupt-{i}-{ARC_GZ}", damaged), tally=tally))
+        kept = [r for r in rows if r["skip_reason"] != "read_error"]
+        assert [r["source_offset"] for r in kept] == [s for j, s in enumerate(starts) if j != i]
+        # warcio alone gave the damaged record out and lost the next one; each record is now its clean self
+        assert all(r["body"] == clean[r["source_offset"]]["body"] for r in kept)
+        assert read_errors(rows) == [(starts[i], ends[i] - starts[i])]
+        assert "corrupt gzip member" in next(r["error"] for r in rows if r["skip_reason"] == "read_error")
+        assert tally == {"size": len(data), "records": len(data) - (ends[i] - starts[i]),
+                         "skipped": ends[i] - starts[i], "unaccounted": 0}
+
+
+def test_every_byte_of_a_real_gzip_arc_is_in_a_record():
+    tally: dict = {}
+    rows = list(iter_records(str(WARC_DIR / ARC_GZ), tally=tally))
+    size = (WARC_DIR / ARC_GZ).stat().st_size
+    assert len(rows) == 300 and tally == {"size": size, "records": size, "skipped": 0, "unaccounted": 0}
