@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -23,6 +24,7 @@ from pagesieve.archives.rows import (
 __all__ = ["read_arc"]
 
 logger = logging.getLogger(__name__)
+_BLANK = b"\r\n\t \0"
 _HEAD_ROOM = 1 << 20  # decompressed bytes kept beyond the body cap, for the ARC and HTTP headers
 
 
@@ -36,8 +38,8 @@ def read_arc(path: str, fh: IO[bytes], size: int, cap: int, *, start: int = 0,
         size: its size in bytes (the last record's length runs to it).
         cap: the body cap.
         start: where to start reading (a record offset).
-        tally: filled, for a gzip ARC with a member per record, with where the file's bytes went
-            (size, records, skipped, unaccounted), as for WARC files.
+        tally: filled with where the file's bytes went (size, records, skipped, unaccounted), as for
+            WARC files; left empty for a gzip ARC whose records share members (a whole-file gzip).
 
     Returns:
         One row per record, then a `read_error` row if warcio fails for good. In a gzip file, damage
@@ -48,7 +50,27 @@ def read_arc(path: str, fh: IO[bytes], size: int, cap: int, *, start: int = 0,
     if fh.read(2) == GZIP_MAGIC:
         yield from _read_members(path, fh, size, cap, start, tally)
     else:
-        yield from _read_with_warcio(path, fh, size, cap, start)
+        yield from _tallied(_read_with_warcio(path, fh, size, cap, start), size, start, tally)
+
+
+def _tallied(rows: Iterator[dict[str, Any]], size: int, start: int,
+             tally: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
+    """The rows of a plain ARC, counting their bytes: each record runs to the next one's offset, so records
+    and skipped ranges tile the file unless warcio failed for good (a read_error without a length: then
+    `unaccounted` is None, as for a WARC whose raw read failed, and the row says why)."""
+    records = skipped = 0
+    failed = False
+    for row in rows:
+        if row["skip_reason"] != "read_error":
+            records += row["source_length"]
+        elif row["source_length"] is None:
+            failed = True
+        else:
+            skipped += row["source_length"]
+        yield row
+    if tally is not None:
+        unaccounted = None if failed else size - start - records - skipped
+        tally.update(size=size, records=records, skipped=skipped, unaccounted=unaccounted)
 
 
 def _read_members(path: str, fh: IO[bytes], size: int, cap: int, start: int,
@@ -123,14 +145,14 @@ def _read_with_warcio(path: str, fh: IO[bytes], size: int, cap: int, start: int)
                     # warcio read bytes that are not gzip as a plain ARC header (junk with spaces in it)
                     # and the members after them as its body: damage, not a record
                     raise ValueError(f"no gzip member at offset {row['source_offset']}")
-                end = row["source_offset"] + row["source_length"]
+                if not gz and not _ARC_HEADER.match(_peek(fh, row["source_offset"], 4096)):
+                    raise ValueError(f"no ARC record line at offset {row['source_offset']}")  # the same, plain
                 if pending:
-                    pending["source_length"] = row["source_offset"] - pending["source_offset"]
-                    yield pending
+                    yield from _up_to(pending, end, row["source_offset"], None if gz else fh, path)
+                end = row["source_offset"] + row["source_length"]
                 pending = row
             if pending:
-                pending["source_length"] = size - pending["source_offset"]
-                yield pending
+                yield from _up_to(pending, end, size, None if gz else fh, path)
             return
         except Exception as exc:
             failure = exc
@@ -146,30 +168,79 @@ def _read_with_warcio(path: str, fh: IO[bytes], size: int, cap: int, start: int)
                 continue
             except Exception as exc:
                 failure = exc
-        nxt = find_member(fh, end + 1) if gz else None
+        if not gz:  # the blank line that ends the last good record is its own, not damage
+            head = _peek(fh, end, 64)
+            end += len(head) - len(head.lstrip(_BLANK))
+        nxt = find_member(fh, end + 1) if gz else _next_record_line(fh, end + 1)
         if pending:
-            if nxt is not None:
+            if nxt is not None or not gz:
                 pending["source_length"] = end - pending["source_offset"]
             yield pending
             pending = None
+        where = f"the gzip member at {nxt}" if gz else f"the ARC record line at {nxt}"
         if nxt is not None:
             yield reader_row(path, skip_reason="read_error", source_offset=end, source_length=nxt - end,
                              source_profile="arc", error=f"unreadable ARC data ({type(failure).__name__}): skipped "
-                                                         f"{nxt - end} bytes at {end}-{nxt}; reading goes on at the "
-                                                         f"gzip member at {nxt}")
+                                                         f"{nxt - end} bytes at {end}-{nxt}; reading goes on at "
+                                                         f"{where}")
             fh.seek(nxt)
             end = resumed_at = nxt
             continue
-        yield reader_row(path, skip_reason="read_error", source_offset=end, source_profile="arc",
-                         error=one_line(failure))
+        # a plain file's bytes up to its end are skipped and counted; a gzip one's may hold more than we can tell
+        length = None if gz else size - end
+        yield reader_row(path, skip_reason="read_error", source_offset=end, source_length=length,
+                         source_profile="arc", error=one_line(failure))
         return
 
 
-def _peek(fh: IO[bytes], offset: int) -> bytes:
-    """The 2 bytes at `offset`, the file position kept (warcio reads on from it)."""
+# An ARC record line: URL, IP address, 14-digit date, then media type ... length (v1), or more fields (v2).
+_ARC_HEADER = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]*:\S* \S+ \d{14} [^\r\n]*\d\r?\n")
+_ARC_LINE = re.compile(rb"\n(?=" + _ARC_HEADER.pattern + rb")")
+
+
+def _next_record_line(fh: IO[bytes], start: int) -> int | None:
+    """The file offset of the first ARC record line that starts a line after `start`, or None."""
+    fh.seek(max(start - 1, 0))
+    base, buf = max(start - 1, 0), b""
+    while True:
+        chunk = fh.read(1 << 16)
+        buf += chunk
+        found = _ARC_LINE.search(buf)
+        # a match must see its whole line; one cut by the chunk's end is searched again with the next chunk
+        if found and (buf.find(b"\n", found.end()) >= 0 or not chunk):
+            return base + found.end()
+        if not chunk:
+            return None
+        keep = min(len(buf), 4096)
+        base, buf = base + len(buf) - keep, buf[-keep:]
+
+
+def _up_to(row: dict, end: int, nxt: int, plain: IO[bytes] | None, path: str) -> Iterator[dict[str, Any]]:
+    """`row`, whose record ended at `end` by its length, with its length run to `nxt` (the next record, or the
+    end of the file). In a plain file, bytes in between that are not blank are not the record's: warcio steps
+    over a junk line after a record with a warning only, so they are a `read_error` row of their own."""
+    gap = b""
+    if plain is not None and 0 < nxt - end <= 1 << 20:
+        pos = plain.tell()
+        plain.seek(end)
+        gap = plain.read(nxt - end)
+        plain.seek(pos)
+    if not gap.strip(_BLANK):
+        row["source_length"] = nxt - row["source_offset"]
+        yield row
+        return
+    end += len(gap) - len(gap.lstrip(_BLANK))
+    row["source_length"] = end - row["source_offset"]
+    yield row
+    yield reader_row(path, skip_reason="read_error", source_offset=end, source_length=nxt - end, source_profile="arc",
+                     error=f"bytes between ARC records that hold no record: skipped {nxt - end} bytes at {end}-{nxt}")
+
+
+def _peek(fh: IO[bytes], offset: int, n: int = 2) -> bytes:
+    """The `n` bytes at `offset`, the file position kept (warcio reads on from it)."""
     pos = fh.tell()
     fh.seek(offset)
-    head = fh.read(2)
+    head = fh.read(n)
     fh.seek(pos)
     return head
 

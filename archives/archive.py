@@ -50,8 +50,8 @@ def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = 
         profile: one of `PROFILES`: `auto` detects it from the first record; any other forces it.
             Rows carry the profile used in `source_profile`.
         tally: when given, filled once the iterator is exhausted with where the file's bytes went
-            (`_tally`: size, records, skipped, unaccounted; all in file bytes) for WARC files and
-            gzip ARC files; left empty for a plain ARC and for a file that could not be opened.
+            (`_tally`: size, records, skipped, unaccounted; all in file bytes); left empty for a
+            whole-file gzip ARC and for a file that could not be opened.
 
     Returns:
         An iterator of rows. Never raises for bad input: a missing, unreadable or damaged file

@@ -121,8 +121,8 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
 
 
 def _bytes(markers: list[dict]) -> dict[str, int]:
-    """Bytes of the WARC inputs: size, in records, skipped as damaged (issue 22). A file whose raw read
-    failed (unaccounted None: its read_error row says why) and ARC files (no byte accounting) are left out."""
+    """Bytes of the archives: size, in records, skipped as damaged (issue 22). A file whose raw read failed
+    (unaccounted None: its read_error row says why) and a whole-file gzip ARC (no byte tally) are left out."""
     total = {"size": 0, "records": 0, "skipped": 0}
     for marker in markers:
         tally = marker.get("bytes") or {}

@@ -235,3 +235,34 @@ def test_every_byte_of_a_real_gzip_arc_is_in_a_record():
     rows = list(iter_records(str(WARC_DIR / ARC_GZ), tally=tally))
     size = (WARC_DIR / ARC_GZ).stat().st_size
     assert len(rows) == 300 and tally == {"size": size, "records": size, "skipped": 0, "unaccounted": 0}
+
+
+PLAIN_ARC = "commoncrawl-2008-arc-sample.arc"
+
+
+def test_junk_before_a_record_of_a_plain_arc_is_skipped_and_reading_goes_on(manifest, tmp_path):
+    data, starts = (WARC_DIR / PLAIN_ARC).read_bytes(), offsets(manifest[PLAIN_ARC], "uncompressed_offset")
+    for i in picks(len(starts)):
+        at = starts[i]
+        damaged = data[:at] + JUNK + b"\n" + data[at:]   # a line warcio takes for a broken ARC header
+        tally: dict = {}
+        rows = list(iter_records(write(tmp_path, f"junk-{i}-{PLAIN_ARC}", damaged), tally=tally))
+        assert [r["source_offset"] for r in rows if r["skip_reason"] != "read_error"] == [
+            s if s < at else s + len(JUNK) + 1 for s in starts]
+        assert read_errors(rows) == [(at, len(JUNK) + 1)]
+        assert tally == {"size": len(damaged), "records": len(data), "skipped": len(JUNK) + 1, "unaccounted": 0}
+
+
+def test_junk_at_the_end_of_a_plain_arc_is_its_own_read_error(manifest, tmp_path):
+    data = (WARC_DIR / PLAIN_ARC).read_bytes()
+    tally: dict = {}
+    rows = list(iter_records(write(tmp_path, PLAIN_ARC, data + JUNK), tally=tally))
+    assert len(rows) == 147 and read_errors(rows) == [(len(data), len(JUNK))]
+    assert tally == {"size": len(data) + len(JUNK), "records": len(data), "skipped": len(JUNK), "unaccounted": 0}
+
+
+def test_every_byte_of_a_real_plain_arc_is_in_a_record():
+    tally: dict = {}
+    rows = list(iter_records(str(WARC_DIR / PLAIN_ARC), tally=tally))
+    size = (WARC_DIR / PLAIN_ARC).stat().st_size
+    assert len(rows) == 146 and tally == {"size": size, "records": size, "skipped": 0, "unaccounted": 0}
