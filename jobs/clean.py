@@ -32,7 +32,8 @@ def method_spec(config: JobConfig, method: str | None = None) -> MethodSpec:
     settings = config.job("clean")
     name = method or settings.method
     return MethodSpec.of(name, config.method_overrides(_section(name)), kind="cleaner",
-                         timeout_s=settings.page_timeout_s, guard=settings.guard, language=settings.language_id())
+                         timeout_s=settings.page_timeout_s, guard=settings.guard, language=settings.language_id(),
+                         max_site_pages=settings.max_site_pages)
 
 
 def _section(method: str) -> str:

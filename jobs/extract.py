@@ -35,14 +35,14 @@ def method_spec(config: JobConfig, method: str, schema: str | None = None, model
     settings), all checked."""
     from pagesieve.models.registry import resolve
 
-    settings = config.job("clean")           # the page deadline and the guard are the clean job's
+    settings = config.job("clean")           # the page deadline, the guard and the site cap are the clean job's
     overrides = config.method_overrides(resolve(method, "extractor").name)
     if schema is not None:
         overrides["schema"] = schema
     if model is not None:
         overrides["model"] = model
     return MethodSpec.of(method, overrides, kind="extractor", timeout_s=settings.page_timeout_s,
-                         guard=settings.guard)
+                         guard=settings.guard, max_site_pages=settings.max_site_pages)
 
 
 def _percentiles(values: list[int]) -> dict[str, int]:

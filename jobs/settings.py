@@ -50,8 +50,11 @@ class CleanSettings(Settings):
     language_detector: str = "py3langid"
     language_min_chars: int = 50
     language_max_chars: int = 1000
+    max_site_pages: int = 2000
 
     def __post_init__(self) -> None:
+        if self.max_site_pages < 0:
+            raise ValueError(f"max_site_pages must be >= 0 (0: no cap), got {self.max_site_pages}")
         if self.page_timeout_s < 0:
             raise ValueError(f"page_timeout_s must be >= 0 (0: no deadline), got {self.page_timeout_s}")
         if self.guard not in GUARDS:

@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 PAGE_COLUMNS = ["page_id", "url", "body", "charset_hint", "content_type"]
 SITE_COLUMN = "site"
+SITE_PART_COLUMN = "site_part"
 # Methods kept alive per worker; one evicted is closed (its browser shut, its child process ended).
 CACHE_SIZE = 4
 
@@ -55,6 +56,8 @@ class MethodSpec:
         timeout_s: the page deadline (None or 0: none).
         guard: "alarm" or "process" (see `models/page/guard.py`).
         language: how a cleaner's documents get `language` (`clean.language_*`); None: left as the method set it.
+        max_site_pages: for a method that needs a site's pages together, at most this many go to one call
+            (0: a whole site, however large, in one call and in one worker's memory).
     """
 
     path: str
@@ -63,14 +66,16 @@ class MethodSpec:
     timeout_s: float | None = None
     guard: str = "alarm"
     language: LanguageID | None = None
+    max_site_pages: int = 0
 
     @classmethod
     def of(cls, method: str, overrides: dict[str, Any] | None = None, *, kind: str | None = None,
-           timeout_s: float | None = None, guard: str = "alarm", language: LanguageID | None = None) -> MethodSpec:
+           timeout_s: float | None = None, guard: str = "alarm", language: LanguageID | None = None,
+           max_site_pages: int = 0) -> MethodSpec:
         """Resolve a registered name or dotted path and check its settings (ConfigError on any problem)."""
         entry = resolve(method, kind)
         return cls(entry.path, entry.kind, load_settings(method, overrides, kind), timeout_s or None, guard,
-                   language if entry.kind == "cleaner" else None)
+                   language if entry.kind == "cleaner" else None, max_site_pages)
 
     @property
     def table(self) -> OutputTable:
@@ -162,13 +167,21 @@ def apply_method(pages: Any, spec: MethodSpec) -> Any:
     """The method's output DataFrame for a pages DataFrame (lazy).
 
     A method that needs the pages of a site together (`group_by = "site"`) gets them grouped by the host
-    of their URL (pages without one form one group); any other method gets Spark's Arrow batches.
+    of their URL (pages without one form one group), a large site cut, in page_id order, into groups of
+    `spec.max_site_pages`; any other method gets Spark's Arrow batches.
     """
     schema = spark_schema(spec.table.schema)
     if spec.method_class().group_by == "site":
+        from pyspark.sql import Window
         from pyspark.sql import functions as F
 
         site = F.coalesce(F.expr("parse_url(url, 'HOST')"), F.lit(""))
-        return (pages.select(*PAGE_COLUMNS).withColumn(SITE_COLUMN, site).groupBy(SITE_COLUMN)
-                .applyInArrow(_site_udf(spec), schema))
+        grouped = pages.select(*PAGE_COLUMNS).withColumn(SITE_COLUMN, site)
+        keys = [SITE_COLUMN]
+        if spec.max_site_pages > 0:
+            # a site of a million pages would otherwise be one call holding all its pages (and their nodes)
+            rank = F.row_number().over(Window.partitionBy(SITE_COLUMN).orderBy("page_id")) - 1
+            grouped = grouped.withColumn(SITE_PART_COLUMN, F.floor(rank / spec.max_site_pages))
+            keys.append(SITE_PART_COLUMN)
+        return grouped.groupBy(*keys).applyInArrow(_site_udf(spec), schema)
     return pages.select(*PAGE_COLUMNS).mapInArrow(functools.partial(method_batches, spec), schema)

@@ -59,3 +59,30 @@ def test_freedom_extracts_one_record_per_page_grouped_by_site(spark, shared_data
     scores = field_scores(predicted, {i: real.gold[i] for i in real_ids}, FIELDS)
     # booksamillion pages 0350-0379 were in the shipped model's training data: this checks the plumbing
     assert sum(s["f1"] for s in scores.values()) / len(FIELDS) >= 0.95
+
+
+def test_a_large_site_goes_to_the_method_in_groups_of_max_site_pages(spark, shared_data, tmp_path):
+    real = read_site(shared_data / "swde", "book", "booksamillion", FIELDS)
+    ids = [f"{i:04d}" for i in range(0, 60, 2)]          # 30 pages of one site, cut into groups of 12, 12 and 6
+    rows = [{"page_id": f"bam/{i}", "url": real.pages[i][0], "body": real.pages[i][1], "content_type": "text/html",
+             "ingest_status": "ok"} for i in ids]
+    (tmp_path / "pages").mkdir()
+    pq.write_table(pa.Table.from_pylist(rows, schema=PAGES), tmp_path / "pages" / "part-0.parquet")
+    args = job_parser("extract", "").parse_args(["--conf", "clean.max_site_pages=12"])
+    config = load_config(args, ["freedom"], kind="extractor")
+    spec = extract.method_spec(config, "freedom", model="book")
+    assert spec.max_site_pages == 12
+    extract.run(spark, str(tmp_path / "pages"), str(tmp_path / "records"), config, Report("extract", config), spec)
+    written = {r.page_id: r for r in spark.read.parquet(str(tmp_path / "records")).collect()}
+    assert len(written) == 30
+
+    # each group of 12 pages (in page_id order) is one call: node selection and voting see only its pages,
+    # so calls over other groupings give other records (the check below fails on a whole-site call)
+    method = FreeDOM(spec.settings)
+    def records(group: list[str]) -> dict[str, list]:
+        results = method.process_batch([parse_page(real.pages[i][1], url=real.pages[i][0]) for i in group])
+        return {f"bam/{i}": [(f.name, f.value, f.xpath, f.origin) for f in r.records[0].fields]
+                for i, r in zip(group, results, strict=True)}
+    expected = {k: v for start in range(0, 30, 12) for k, v in records(ids[start:start + 12]).items()}
+    assert {k: [(f.name, f.value, f.xpath, f.origin) for f in r.fields] for k, r in written.items()} == expected
+    assert expected != records(ids)
