@@ -31,7 +31,8 @@ setup(
                   # the stopword list and the trained models (scripts/train_web2text.py)
                   "pagesieve.models.web2text": ["*.txt", "weights/*.npz", "weights/*.json"],
                   "pagesieve.models.blocknet": ["weights/*.npz", "weights/*.json"],
-                  "pagesieve.models.freedom": ["weights/*.npz", "weights/*.json"]},
+                  "pagesieve.models.freedom": ["weights/*.npz", "weights/*.json"],
+                  "pagesieve.models.vips": ["*.js"]},           # the visual DOM script run in Chromium
     install_requires=[
         "pyspark>=4.0,<5",
         "pandas>=2.2,<3",
@@ -46,6 +47,7 @@ setup(
         "fsspec>=2024.2",
         "apted>=1.0.3",           # tree edit distance for AMBER's record segmentation
         "scrapy>=2.19,<2.20",     # spiders/: crawl-time mode; 2.19 verified (RemoteControl, reactor notes)
+        "playwright>=1.65,<1.66",  # VIPS renders in Debian's /usr/bin/chromium (scripts/setup.sh installs it)
     ],
     extras_require={
         # torch is needed by the neural methods only; 2.13.0 (the CPU wheel on our machines) satisfies it.

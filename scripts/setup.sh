@@ -9,6 +9,18 @@ if ! command -v java >/dev/null 2>&1; then
   echo "setup: Java 17 is required by Spark (Debian: apt-get install -y openjdk-17-jre-headless)" >&2
   exit 1
 fi
+# VIPS renders pages in Debian's Chromium (STACK.md section 5); never `playwright install`, which downloads one.
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ]; then SUDO=(); elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=(sudo -n);
+  else
+    echo "setup: /usr/bin/chromium is missing and this user cannot install it (not root, no sudo)." >&2
+    echo "setup: as root run: apt-get update && apt-get install -y chromium chromium-driver" >&2
+    exit 1
+  fi
+  echo "setup: installing chromium with apt-get (VIPS renders pages in it)"
+  "${SUDO[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -q chromium chromium-driver
+fi
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv with $($PYTHON --version)"
   "$PYTHON" -m venv .venv
