@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 import time
 from collections.abc import Callable
@@ -132,6 +133,37 @@ def with_base(markup: str, url: str) -> str:
     return markup[:match.end()] + base + markup[match.end():]
 
 
+class _Driver:
+    """Playwright's driver, one per process: the sync API refuses a second one in the same thread, and a
+    worker may hold two VIPS methods (the segmenter and the cleaner), each with its own browser. Counted,
+    so the last browser closed stops it; a forked child never reuses its parent's (its event loop and pipes
+    belong to the parent)."""
+
+    handle: Any = None
+    users = 0
+    pid = 0
+
+    @classmethod
+    def acquire(cls) -> Any:
+        from playwright.sync_api import sync_playwright
+
+        if cls.handle is not None and cls.pid != os.getpid():
+            cls.handle, cls.users = None, 0
+        if cls.handle is None:
+            cls.handle, cls.pid = sync_playwright().start(), os.getpid()
+        cls.users += 1
+        return cls.handle
+
+    @classmethod
+    def release(cls) -> None:
+        if cls.handle is None or cls.pid != os.getpid():
+            return
+        cls.users -= 1
+        if cls.users <= 0:
+            handle, cls.handle, cls.users = cls.handle, None, 0
+            handle.stop()
+
+
 def _visual_dom_script() -> str:
     return package_files.files("pagesieve.models.vips").joinpath("visual_dom.js").read_text("utf-8")
 
@@ -158,10 +190,8 @@ class Renderer:
     # -- browser lifecycle -------------------------------------------------------------------------------
 
     def _start(self) -> None:
-        from playwright.sync_api import sync_playwright
-
         o = self.options
-        self._playwright = sync_playwright().start()
+        self._playwright = _Driver.acquire()
         try:
             self._browser = self._playwright.chromium.launch(executable_path=o.executable_path, headless=True,
                                                              args=FLAGS, timeout=60_000)
@@ -182,13 +212,16 @@ class Renderer:
                  "on" if o.javascript else "off")
 
     def _stop(self) -> None:
-        for closing in (self._browser, self._playwright):
-            if closing is None:
-                continue
-            try:
-                closing.close() if closing is self._browser else closing.stop()
-            except Exception as exc:  # noqa: BLE001 - a dead browser cannot be closed politely
-                log.debug("while stopping chromium: %s", exc)
+        try:
+            if self._browser is not None:
+                self._browser.close()
+        except Exception as exc:  # noqa: BLE001 - a dead browser cannot be closed politely
+            log.debug("while closing chromium: %s", exc)
+        try:
+            if self._playwright is not None:
+                _Driver.release()
+        except Exception as exc:  # noqa: BLE001
+            log.debug("while stopping playwright: %s", exc)
         self._playwright = self._browser = self._page = self._cdp = None
 
     def close(self) -> None:
