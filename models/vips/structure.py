@@ -82,7 +82,12 @@ def _cut(tree: VisualTree, pool: list[PoolBlock], region: Box) -> VipsBlock:
         for m in members:
             b = pool[m].box
             centre = (b.y0 + b.y1) / 2 if horizontal else (b.x0 + b.x1) / 2
-            bands[sum(1 for c in cuts if centre > c.end)].append(m)
+            bands[sum(1 for c in cuts if centre > (c.start + c.end) / 2)].append(m)   # by the midline
+        if max(len(b) for b in bands) == len(members):
+            # cannot happen with the midline rule above; kept so that a degenerate pool can never loop
+            holder.doc = min(pool[m].doc for m in members)
+            holder.children = [VipsBlock(pool[m].box, pool[m].doc, pool[m].node, pool[m].rule) for m in members]
+            continue
         for band in bands:
             if band:
                 child = VipsBlock(Box.union([pool[m].box for m in band]), 10)
