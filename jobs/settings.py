@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pagesieve.models.page import GUARDS
 from pagesieve.settings import Settings
 
-__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "JOB_SETTINGS"]
+__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "SegmentSettings", "JOB_SETTINGS"]
 
 
 def _positive(**values: float) -> None:
@@ -55,6 +55,25 @@ class CleanSettings(Settings):
 
 
 @dataclass(frozen=True, slots=True)
+class SegmentSettings(Settings):
+    conf_name = "jobs"
+    conf_section = "segment"
+
+    method: str = "vips"
+    page_timeout_s: float = 60.0
+    guard: str = "process"
+    min_partitions: int = 0
+
+    def __post_init__(self) -> None:
+        if self.page_timeout_s < 0:
+            raise ValueError(f"page_timeout_s must be >= 0 (0: no deadline), got {self.page_timeout_s}")
+        if self.guard not in GUARDS:
+            raise ValueError(f"guard must be one of {', '.join(GUARDS)}, got {self.guard!r}")
+        if self.min_partitions < 0:
+            raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+
+
+@dataclass(frozen=True, slots=True)
 class ExportSettings(Settings):
     conf_name = "jobs"
     conf_section = "export"
@@ -82,4 +101,4 @@ class StreamSettings(Settings):
 
 
 JOB_SETTINGS: dict[str, type[Settings]] = {"ingest": IngestSettings, "clean": CleanSettings, "export": ExportSettings,
-                                          "stream": StreamSettings}
+                                          "stream": StreamSettings, "segment": SegmentSettings}
