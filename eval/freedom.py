@@ -78,15 +78,15 @@ def predict_site(method: FreeDOM, site: Site) -> dict[str, dict[str, str]]:
 
 
 def score_sites(model: str, sites: Sequence[Site], fields: Sequence[str], vote: bool, top_n: int = 300,
-                settings: FreeDOMSettings | None = None) -> dict[str, dict]:
+                settings: FreeDOMSettings | None = None, relation: bool = True) -> dict[str, dict]:
     """site -> {"f1": macro over fields, "fields": field -> {precision, recall, f1}}, plus "mean" over sites.
 
-    `settings`, when given, is used as is but for `vote` (and `model`, `top_n` are ignored); on the CPU unless
-    its `device` says otherwise.
+    `settings`, when given, is used as is but for `vote` and `relation` (and `model`, `top_n` are ignored); on
+    the CPU unless its `device` says otherwise. `relation` runs the second stage when the model has one.
     """
     if settings is None:
         settings = FreeDOMSettings(model=model, vote=vote, top_n=top_n, device="cpu")
-    method = FreeDOM(dataclasses.replace(settings, vote=vote))
+    method = FreeDOM(dataclasses.replace(settings, vote=vote, relation=relation))
     out: dict[str, dict] = {}
     for site in sites:
         scores = field_scores(predict_site(method, site), site.gold, fields)

@@ -32,7 +32,7 @@ def method_spec(config: JobConfig, method: str | None = None) -> MethodSpec:
     settings = config.job("clean")
     name = method or settings.method
     return MethodSpec.of(name, config.method_overrides(_section(name)), kind="cleaner",
-                         timeout_s=settings.page_timeout_s, guard=settings.guard)
+                         timeout_s=settings.page_timeout_s, guard=settings.guard, language=settings.language_id())
 
 
 def _section(method: str) -> str:
@@ -57,7 +57,10 @@ def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spe
     report.check_accounting(n_pages, by_status, "pages")
     n_docs = sum(by_status.values())
     methods = sorted(counts_by(written, "method"))
-    report.set(input=pages_path, input_rows=n_pages, output=out, by_status=by_status, methods=methods)
+    # ok documents by language ("null": too short, or language identification off); the other statuses have no text
+    by_language = counts_by(written.where("status = 'ok'"), "language")
+    report.set(input=pages_path, input_rows=n_pages, output=out, by_status=by_status, methods=methods,
+               by_language=by_language)
     return n_docs
 
 

@@ -15,6 +15,8 @@ COMMANDS = {
     "extract": ("pagesieve.jobs.extract", "pages -> records (structured extraction)"),
     "segment": ("pagesieve.jobs.segment", "pages -> segments (VIPS visual block trees, rendered in Chromium)"),
     "vips-show": ("pagesieve.jobs.vips_show", "draw a page's VIPS blocks over its screenshot (PNG)"),
+    "dedup": ("pagesieve.jobs.dedup", "documents -> documents + dup_cluster, dup_of (exact and near duplicates)"),
+    "filter": ("pagesieve.jobs.filter", "documents -> documents + quality signals + removed_by (Gopher, C4)"),
     "export": ("pagesieve.jobs.export", "documents -> Pyserini JSONL / Parquet; records -> JSONL / Parquet"),
     "crawl": ("pagesieve.spiders.crawl", "seeds -> pages shards in a landing folder (Scrapy)"),
     "stream": ("pagesieve.jobs.stream", "landing folder -> documents, cleaned as the shards land"),

@@ -25,8 +25,8 @@ from pagesieve.settings import ConfigError, load_defaults, load_file, parse_over
 from .settings import JOB_SETTINGS
 
 __all__ = ["job_parser", "JobConfig", "load_config", "check_output", "check_table", "exit_on_config_error",
-           "spark_session", "Report", "ConfigError", "counts_by", "read_pages", "staging_path", "swap_in",
-           "write_json"]
+           "spark_session", "Report", "ConfigError", "counts_by", "read_pages", "remove_tree", "staging_path",
+           "swap_in", "write_json"]
 
 log = logging.getLogger("pagesieve")
 
@@ -213,7 +213,8 @@ class Report:
         d = self.data
         lines = [f"pagesieve {self.job}: {d.get('rows', 0)} rows in {d.get('wall_s', 0):.1f} s "
                  f"({d.get('pages_per_s') or 0:.1f} rows/s)"]
-        for key in ("by_status", "ingest_status", "skipped", "skipped_inputs", "exported"):
+        for key in ("by_status", "by_language", "by_outcome", "ingest_status", "skipped", "skipped_inputs",
+                    "exported", "removed_by", "not_ok", "left_out"):
             if d.get(key):
                 parts = ", ".join(f"{k}={v}" for k, v in sorted(d[key].items()))
                 lines.append(f"  {key:<14} {parts}")
@@ -274,6 +275,15 @@ def swap_in(staged: str, out: str) -> None:
     fs.mv(new, root, recursive=True)
     if fs.exists(aside):
         fs.rm(aside, recursive=True)
+
+
+def remove_tree(path: str) -> None:
+    """Delete a folder (a local path or any fsspec URI); nothing when it is not there."""
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(path.rstrip("/"))
+    if fs.exists(root):
+        fs.rm(root, recursive=True)
 
 
 def read_pages(spark, path: str, min_partitions: int = 0):

@@ -9,7 +9,12 @@ Documents JSONL: `<out>/jsonl/docs-00000.jsonl[.gz]`, one `{"id": page_id, "cont
 only documents with status ok. Records JSONL: `<out>/jsonl/records-00000.jsonl[.gz]`, one
 `{"page_id", "url", "method", "schema", "record_index", "record_xpath", "fields": {name: value}}` per
 record (the first value of a name wins), only rows with status ok. Parquet: `<out>/parquet/`, every
-row and column of the input table.
+row and column of the input table, less the documents a corpus stage removed.
+
+What a corpus stage removes is what the export leaves out (DESIGN.md), from both formats: documents that
+`pagesieve filter` removed (`removed_by` set) and the duplicates that `pagesieve dedup` marked (`dup_of` set).
+The report's `left_out` says why each document was not exported, and the counts add up to the input:
+`not_ok` (status), `removed_by` (per rule), `duplicate` (a duplicate that no rule removed).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pagesieve.jobs.common import (
     Report,
     check_output,
     check_table,
+    counts_by,
     exit_on_config_error,
     job_parser,
     load_config,
@@ -127,26 +133,58 @@ def _write_jsonl(spark, lines, target: str, stem: str, gzip: bool) -> dict[str, 
     return {"jsonl": spark.read.text(target).count() if files else 0, "jsonl_files": len(files)}
 
 
+def _corpus_removed(documents):
+    """The condition "a corpus stage removed this document" for the columns the table has, or None."""
+    from pyspark.sql import functions as F
+
+    removed = None
+    for column in ("removed_by", "dup_of"):
+        if column in documents.columns:
+            removed = F.col(column).isNotNull() if removed is None else removed | F.col(column).isNotNull()
+    return removed
+
+
+def _left_out(documents) -> dict:
+    """Why documents are not exported: not_ok, removed_by (per rule, first), duplicate (not removed by a rule)."""
+    from pyspark.sql import functions as F
+
+    out: dict = {"not_ok": documents.filter(F.col("status") != "ok").count()}
+    ok = documents.filter(F.col("status") == "ok")
+    if "removed_by" in documents.columns:
+        out["removed_by"] = counts_by(ok.filter(F.col("removed_by").isNotNull()), "removed_by")
+        ok = ok.filter(F.col("removed_by").isNull())
+    if "dup_of" in documents.columns:
+        out["duplicate"] = ok.filter(F.col("dup_of").isNotNull()).count()
+    return out
+
+
 def run(spark, documents_path: str, out: str, config, report: Report, formats: list[str],
         gzip: bool = False) -> int:
     """Export the documents at `documents_path` under `out`; returns the number of JSONL lines written."""
+    from pyspark.sql import functions as F
+
     settings = config.job("export")
     documents = spark.read.parquet(documents_path)
     n_documents = documents.count()
     exported: dict[str, int] = {}
+    left_out = _left_out(documents)
+    if (removed := _corpus_removed(documents)) is not None:
+        documents = documents.filter(~removed)
+    n_kept = n_documents - left_out.get("duplicate", 0) - sum(left_out.get("removed_by", {}).values())
     if "jsonl" in formats:
-        from pyspark.sql import functions as F
-
         docs = build_jsonl(documents, settings.include_title)
         check_unique_ids(docs)
         docs = docs.repartition(settings.shards).sortWithinPartitions("id")
         lines = docs.select(F.to_json(F.struct("id", "contents")).alias("value"))
         exported.update(_write_jsonl(spark, lines, f"{out.rstrip('/')}/jsonl", "docs", gzip))
         exported["not_exported"] = n_documents - exported["jsonl"]
+        if exported["jsonl"] != n_kept - left_out["not_ok"]:
+            raise RuntimeError(f"export: {exported['jsonl']} documents written, but the counts {left_out} of "
+                               f"{n_documents} leave {n_kept - left_out['not_ok']}")
     if "parquet" in formats:
         documents.write.mode("overwrite").parquet(f"{out.rstrip('/')}/parquet")
-        exported["parquet"] = n_documents
-    report.set(input=documents_path, input_rows=n_documents, output=out, exported=exported)
+        exported["parquet"] = n_kept
+    report.set(input=documents_path, input_rows=n_documents, output=out, exported=exported, left_out=left_out)
     return exported.get("jsonl", exported.get("parquet", 0))
 
 

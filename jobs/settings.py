@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pagesieve.models.page import GUARDS
+from pagesieve.models.page.language import LanguageID
+from pagesieve.models.quality import QualityRules
 from pagesieve.settings import Settings
 
-__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "SegmentSettings", "JOB_SETTINGS"]
+__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "SegmentSettings",
+           "FilterSettings", "DedupSettings", "JOB_SETTINGS"]
 
 
 def _positive(**values: float) -> None:
@@ -44,6 +47,9 @@ class CleanSettings(Settings):
     page_timeout_s: float = 30.0
     guard: str = "alarm"
     min_partitions: int = 0
+    language_detector: str = "py3langid"
+    language_min_chars: int = 50
+    language_max_chars: int = 1000
 
     def __post_init__(self) -> None:
         if self.page_timeout_s < 0:
@@ -52,6 +58,20 @@ class CleanSettings(Settings):
             raise ValueError(f"guard must be one of {', '.join(GUARDS)}, got {self.guard!r}")
         if self.min_partitions < 0:
             raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+        _positive(language_min_chars=self.language_min_chars)
+        if self.language_max_chars < self.language_min_chars:
+            raise ValueError(f"language_max_chars must be >= language_min_chars ({self.language_min_chars}), "
+                             f"got {self.language_max_chars}")
+        self.language_id()  # an unknown or missing detector fails here, naming the key
+
+    def language_id(self) -> LanguageID | None:
+        """How `documents.language` is filled; None when `language_detector = "none"`."""
+        if self.language_detector == "none":
+            return None
+        try:
+            return LanguageID(self.language_detector, self.language_min_chars, self.language_max_chars)
+        except ValueError as exc:
+            raise ValueError(f"language_detector: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,5 +120,60 @@ class StreamSettings(Settings):
             raise ValueError(f"partitions must be >= 0, got {self.partitions}")
 
 
+@dataclass(frozen=True, slots=True)
+class FilterSettings(QualityRules):
+    """The rules and thresholds of models/quality (defaults from conf/jobs.toml [filter]) and the job's knobs."""
+
+    conf_name = "jobs"
+    conf_section = "filter"
+
+    min_partitions: int = 0
+
+    def __post_init__(self) -> None:
+        QualityRules.__post_init__(self)     # explicit: zero-argument super() breaks in slotted dataclasses
+        if self.min_partitions < 0:
+            raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+
+    def rules_only(self) -> QualityRules:
+        """The rule settings alone (what the UDF needs), as the models' own settings class."""
+        return QualityRules(**{name: getattr(self, name) for name in QualityRules.__dataclass_fields__})
+
+
+DEDUP_KEEP_RULES = ("longest", "first_id")
+
+
+@dataclass(frozen=True, slots=True)
+class DedupSettings(Settings):
+    conf_name = "jobs"
+    conf_section = "dedup"
+
+    shingle_size: int = 5
+    num_perm: int = 128
+    bands: int = 25
+    rows: int = 5
+    threshold: float = 0.8
+    seed: int = 1
+    lowercase: bool = True
+    strip_punctuation: bool = True
+    mask_digits: bool = True
+    keep: str = "longest"
+    max_bucket_size: int = 200
+    max_rounds: int = 40
+    min_partitions: int = 0
+
+    def __post_init__(self) -> None:
+        _positive(shingle_size=self.shingle_size, num_perm=self.num_perm, bands=self.bands, rows=self.rows,
+                  max_bucket_size=self.max_bucket_size, max_rounds=self.max_rounds)
+        if self.bands * self.rows > self.num_perm:
+            raise ValueError(f"bands * rows must be <= num_perm, got {self.bands} * {self.rows} > {self.num_perm}")
+        if not 0 < self.threshold <= 1:
+            raise ValueError(f"threshold must be in (0, 1], got {self.threshold}")
+        if self.keep not in DEDUP_KEEP_RULES:
+            raise ValueError(f"keep must be one of {', '.join(DEDUP_KEEP_RULES)}, got {self.keep!r}")
+        if self.min_partitions < 0:
+            raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+
+
 JOB_SETTINGS: dict[str, type[Settings]] = {"ingest": IngestSettings, "clean": CleanSettings, "export": ExportSettings,
-                                          "stream": StreamSettings, "segment": SegmentSettings}
+                                          "stream": StreamSettings, "segment": SegmentSettings,
+                                          "filter": FilterSettings, "dedup": DedupSettings}

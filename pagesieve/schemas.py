@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-__all__ = ["SCHEMA_VERSION", "PAGES", "READER_ROWS", "DOCUMENTS", "RECORDS", "SEGMENTS", "FIELD", "BBOX",
-           "PAGE_STATUSES", "DOCUMENT_STATUSES", "FIELD_ORIGINS", "spark_schema"]
+__all__ = ["SCHEMA_VERSION", "PAGES", "READER_ROWS", "DOCUMENTS", "QUALITY_COLUMNS", "FILTERED_DOCUMENTS",
+           "DEDUP_COLUMNS", "DEDUPED_DOCUMENTS", "RECORDS", "SEGMENTS", "FIELD", "BBOX", "PAGE_STATUSES",
+           "DOCUMENT_STATUSES", "FIELD_ORIGINS", "spark_schema"]
 
 # 2: pages.source_languages, documents.language_score, and the records and segments tables.
-SCHEMA_VERSION = 2
+# 3: the corpus stages' columns of documents: filter's quality_* and removed_by, dedup's dup_cluster and dup_of.
+SCHEMA_VERSION = 3
 
 PAGE_STATUSES = ("ok", "truncated", "too_large", "bad_encoding")
 DOCUMENT_STATUSES = ("ok", "empty", "not_html", "decode_error", "parse_error", "timeout", "error")
@@ -56,6 +58,51 @@ DOCUMENTS = pa.schema([
     ("n_words", pa.int32()),
     ("elapsed_ms", pa.float32()),
 ])
+
+# What `pagesieve filter` adds to documents (models/quality: Gopher appendix A.1.1 and table A1, C4 section
+# 2.2). Null for a document whose status is not ok (not judged). Counts are of normalised words (lower-cased,
+# punctuation stripped); lines and paragraphs are the non-blank ones; fractions are in 0..1.
+QUALITY_COLUMNS = pa.schema([
+    ("quality_words", pa.int32()),                 # words with a letter or digit
+    ("quality_mean_word_length", pa.float32()),    # characters per word
+    ("quality_hash_ratio", pa.float32()),          # "#" per word
+    ("quality_ellipsis_ratio", pa.float32()),      # "..." and "…" per word
+    ("quality_bullet_lines", pa.float32()),        # share of lines starting with a bullet (•, -, *, ...)
+    ("quality_ellipsis_lines", pa.float32()),      # share of lines ending in an ellipsis
+    ("quality_alpha_words", pa.float32()),         # share of whitespace words with a letter
+    ("quality_stop_words", pa.int32()),            # how many of the stop words occur (Gopher's 8 by default)
+    ("quality_dup_para_frac", pa.float32()),       # share of paragraphs repeating an earlier one
+    ("quality_dup_para_char_frac", pa.float32()),  # share of paragraph characters in those repeats
+    ("quality_dup_line_frac", pa.float32()),       # the same for lines
+    ("quality_dup_line_char_frac", pa.float32()),
+    ("quality_top_2gram", pa.float32()),           # share of word characters covered by the most frequent n-gram
+    ("quality_top_3gram", pa.float32()),
+    ("quality_top_4gram", pa.float32()),
+    ("quality_dup_5gram", pa.float32()),           # share of word characters in n-grams repeating an earlier one
+    ("quality_dup_6gram", pa.float32()),
+    ("quality_dup_7gram", pa.float32()),
+    ("quality_dup_8gram", pa.float32()),
+    ("quality_dup_9gram", pa.float32()),
+    ("quality_dup_10gram", pa.float32()),
+    ("quality_end_punct_lines", pa.float32()),     # share of lines ending in . ? ! " ' (not "...")
+    ("quality_policy_lines", pa.float32()),        # share of lines naming a policy (cookies, terms of use, ...)
+    ("quality_javascript_lines", pa.float32()),    # share of lines containing "javascript"
+    ("quality_lorem_ipsum", pa.bool_()),           # "lorem ipsum" on a line C4 keeps
+    ("quality_curly_bracket", pa.bool_()),         # "{" on a line C4 keeps
+    ("quality_c4_sentences", pa.int32()),          # sentences on the lines C4 keeps
+    ("removed_by", pa.string()),                   # first rule that removed the document; null: kept or not ok
+])
+FILTERED_DOCUMENTS = pa.schema(list(DOCUMENTS) + list(QUALITY_COLUMNS))
+
+# What `dedup` adds to documents (DESIGN.md: corpus stages add columns, never remove rows). dup_cluster: the
+# smallest page_id of the document's cluster of exact or near duplicates, null for a document with no duplicate
+# (and for one that did not take part: status not ok, or no words). dup_of: the page_id of the document kept
+# for the cluster, null for the kept one; `export` leaves out the documents whose dup_of is set.
+DEDUP_COLUMNS = pa.schema([
+    ("dup_cluster", pa.string()),
+    ("dup_of", pa.string()),
+])
+DEDUPED_DOCUMENTS = pa.schema(list(DOCUMENTS) + list(DEDUP_COLUMNS))
 
 # One extracted attribute of a record. origin: annotated, inferred, model or voted (FIELD_ORIGINS).
 FIELD = pa.struct([

@@ -1,5 +1,5 @@
 """Score a FreeDOM model on sites with SWDE's page-level F1 (per field, macro over fields, then over sites),
-node stage alone (voting off) and with XPath voting.
+node stage alone, with the relation stage (when the model has one), with XPath voting, and with both.
 
     python scripts/eval_freedom.py --model models/freedom/weights/freedom-book --sites 'booksamillion[200-399]'
     python scripts/eval_freedom.py --model book --sites synthetic:20-29
@@ -29,11 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     fields = args.fields.split(",")
     sites = sites_of(args.sites, args.vertical, fields, args.swde, args.synthetic_pages, args.data_seed)
     report = {}
-    for vote in (False, True):
-        scores = score_sites(args.model, sites, fields, vote)
-        report["vote" if vote else "node"] = scores
-        print(f"== {'node + XPath voting' if vote else 'node stage alone'}: mean page-level F1 "
-              f"{scores['mean']['f1']:.3f} over {len(sites)} sites")
+    stages = {"node": (False, False), "relation": (True, False), "vote": (False, True), "relation+vote": (True, True)}
+    for name, (relation, vote) in stages.items():
+        scores = score_sites(args.model, sites, fields, vote, relation=relation)
+        report[name] = scores
+        print(f"== {name}: mean page-level F1 {scores['mean']['f1']:.3f} over {len(sites)} sites")
         for site in sites:
             per = scores[site.name]["fields"]
             print(f"  {site.name:16s} {scores[site.name]['f1']:.3f}  "

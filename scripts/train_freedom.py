@@ -19,7 +19,7 @@ import time
 
 from pagesieve.eval.freedom import labelled_pages, sites_of
 from pagesieve.eval.swde import SWDE_ROOT
-from pagesieve.models.freedom.training import TrainConfig, load_glove, train_model
+from pagesieve.models.freedom.training import TrainConfig, load_glove, train_model, train_relation
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--top-n", type=int, default=300)
     ap.add_argument("--epochs", type=int, default=TrainConfig.epochs)
     ap.add_argument("--seed", type=int, default=TrainConfig.seed)
+    ap.add_argument("--relation-epochs", type=int, default=12,
+                    help="epochs of the relation stage's pair network (0: node-level model only)")
+    ap.add_argument("--relation-top-m", type=int, default=TrainConfig.relation_top_m)
     ap.add_argument("--out", required=True, help="output stem: writes <out>.npz and <out>.json")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -41,10 +44,13 @@ def main(argv: list[str] | None = None) -> int:
     sites = sites_of(args.seed_sites, args.vertical, fields, args.swde, args.synthetic_pages, args.data_seed)
     pages = [p for site in sites for p in labelled_pages(site, fields, args.top_n)]
     print(f"{len(sites)} seed sites, {len(pages)} pages, {sum(len(n) for n, _ in pages)} candidate nodes")
-    config = TrainConfig(epochs=args.epochs, seed=args.seed)
+    config = TrainConfig(epochs=args.epochs, seed=args.seed, relation_epochs=args.relation_epochs,
+                         relation_top_m=args.relation_top_m)
     meta = {"seed_sites": args.seed_sites, "synthetic_pages": args.synthetic_pages, "data_seed": args.data_seed,
             "top_n": args.top_n}
     model = train_model(pages, fields, args.vertical, config, load_glove(), meta)
+    if config.relation_epochs:
+        train_relation(model, pages, config)
     npz, js = model.save(args.out)
     digest = hashlib.sha256(npz.read_bytes()).hexdigest()[:16]
     print(f"wrote {npz} ({npz.stat().st_size} bytes, sha256 {digest}) and {js} "

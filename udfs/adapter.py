@@ -26,11 +26,12 @@ from typing import Any
 import pyarrow as pa
 
 from pagesieve.models.page import PageInput, Runner, build_runner
+from pagesieve.models.page.language import LanguageID
 from pagesieve.models.registry import load_settings, resolve
 from pagesieve.schemas import spark_schema
 from pagesieve.settings import Settings
 
-from .rows import TABLES, OutputTable
+from .rows import TABLES, OutputTable, label_languages
 
 __all__ = ["PAGE_COLUMNS", "SITE_COLUMN", "MethodSpec", "apply_method", "cached_runner", "close_runners",
            "method_batches", "site_batch", "run_spec", "task_spec"]
@@ -53,6 +54,7 @@ class MethodSpec:
         settings: the method's frozen settings, checked on the driver.
         timeout_s: the page deadline (None or 0: none).
         guard: "alarm" or "process" (see `models/page/guard.py`).
+        language: how a cleaner's documents get `language` (`clean.language_*`); None: left as the method set it.
     """
 
     path: str
@@ -60,13 +62,15 @@ class MethodSpec:
     settings: Settings
     timeout_s: float | None = None
     guard: str = "alarm"
+    language: LanguageID | None = None
 
     @classmethod
     def of(cls, method: str, overrides: dict[str, Any] | None = None, *, kind: str | None = None,
-           timeout_s: float | None = None, guard: str = "alarm") -> MethodSpec:
+           timeout_s: float | None = None, guard: str = "alarm", language: LanguageID | None = None) -> MethodSpec:
         """Resolve a registered name or dotted path and check its settings (ConfigError on any problem)."""
         entry = resolve(method, kind)
-        return cls(entry.path, entry.kind, load_settings(method, overrides, kind), timeout_s or None, guard)
+        return cls(entry.path, entry.kind, load_settings(method, overrides, kind), timeout_s or None, guard,
+                   language if entry.kind == "cleaner" else None)
 
     @property
     def table(self) -> OutputTable:
@@ -124,8 +128,11 @@ def run_spec(spec: MethodSpec, rows: list[dict]) -> list[dict]:
     runner = cached_runner(spec)
     pages = [PageInput.from_row(r) for r in rows]
     outcomes = runner.run(pages)
-    return [row for page, outcome in zip(pages, outcomes, strict=True)
-            for row in spec.table.rows(page, runner.method_id, outcome)]
+    out = [row for page, outcome in zip(pages, outcomes, strict=True)
+           for row in spec.table.rows(page, runner.method_id, outcome)]
+    if spec.language is not None:  # every cleaner's documents, here and nowhere else
+        label_languages(out, spec.language)
+    return out
 
 
 def method_batches(spec: MethodSpec, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

@@ -2,11 +2,12 @@
 
 After "FreeDOM: A Transferable Neural Architecture for Structured Information Extraction on Web Documents"
 (Lin et al., KDD 2020) and its patent (../shared/papers/freedom-transferable-neural-extraction-patent.txt,
-Description). Implemented: the per-site node filter (`nodes.py`), the node-level module (`features.py`,
-`net.py`: GloVe + character CNN + BiLSTM for the node and its preceding text, discrete features, MLP softmax over
-K fields + none), the per-page decision and the site-level XPath voting (`decode.py`), the trained model files
-(`model.py`) and the extractor (`method.py`, "freedom" in the registry, grouped by site, batched). Not
-implemented: the relation stage (pair model over uncertain fields); see README.
+Description): the per-site node filter (`nodes.py`), the node-level module (`features.py`, `net.py`: GloVe +
+character CNN + BiLSTM for the node and its preceding text, discrete features, MLP softmax over K fields +
+none), the per-page decision and the site-level XPath voting (`decode.py`), the relation stage for the fields
+the node stage leaves without a value (`relation.py`: candidate pairs, XPath LSTM, pair MLP, decision rule),
+the trained model files (`model.py`) and the extractor (`method.py`, "freedom" in the registry, grouped by
+site, batched).
 """
 
 import importlib
@@ -20,8 +21,9 @@ _LAZY = {
     "model": ("PACKAGED_MODELS", "FreeDOMModel"),
     "net": ("NodeNet", "TextEncoder"),
     "nodes": ("TextNode", "SiteNodes", "normalise", "page_nodes", "select_site_nodes"),
+    "relation": ("PAIR_LABELS", "RelationNet", "page_candidates", "candidate_pairs", "decide"),
     "settings": ("FreeDOMSettings",),
-    "training": ("label_nodes", "train_model", "TrainConfig"),
+    "training": ("label_nodes", "train_model", "train_relation", "TrainConfig"),
 }
 _MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
 

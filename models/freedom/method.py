@@ -1,4 +1,5 @@
-"""FreeDOM as an extractor: the pages of a site -> node selection -> one batched forward pass -> fields -> vote."""
+"""FreeDOM as an extractor: the pages of a site -> node selection -> one batched forward pass -> fields -> the
+relation stage for the fields left without a value -> vote."""
 
 from __future__ import annotations
 
@@ -60,11 +61,18 @@ class FreeDOM(Extractor):
         """The chosen field values of each page of one site, after voting when it is on."""
         selected = select_site_nodes([page_nodes(p.root) for p in pages], self.settings.top_n).pages
         flat = [node for nodes in selected for node in nodes]
-        probs = self.model.probabilities(self.model.encode(flat), self.settings.max_batch_nodes)
+        inputs = self.model.encode(flat)
+        probs = self.model.probabilities(inputs, self.settings.max_batch_nodes)
         bounds = np.cumsum([0] + [len(nodes) for nodes in selected])
         per_page = [probs[bounds[i]: bounds[i + 1]] for i in range(len(selected))]
         fields = self.model.fields
         choices = [page_choices(nodes, p, fields) for nodes, p in zip(selected, per_page, strict=True)]
+        if self.settings.relation and self.model.relation is not None:
+            decisions = self.model.relation_decisions(inputs, selected, per_page, self.settings.relation_top_m)
+            for nodes, page_probs, page_out, decided in zip(selected, per_page, choices, decisions, strict=True):
+                for k, row in decided.items():
+                    page_out[fields[k]] = Choice(fields[k], nodes[row].text, nodes[row].xpath,
+                                                 round(float(page_probs[row, k]), 4))
         if self.settings.vote:
             choices = vote_site(selected, per_page, choices, fields, self.settings.vote_min_pages)
         return choices

@@ -21,6 +21,7 @@ import torch
 from .features import FLAG_NAMES, TAGS, NodeInputs, encode_nodes
 from .net import NodeNet
 from .nodes import TextNode
+from .relation import XPATH_TAGS, RelationNet, candidate_pairs, decide, page_candidates, position_ids, xpath_tag_ids
 
 __all__ = ["PACKAGED_MODELS", "FreeDOMModel", "pick_device"]
 
@@ -39,8 +40,9 @@ class FreeDOMModel:
     """NodeNet plus the vocabulary (word -> row of the embedding) and the field names (class k < K)."""
 
     def __init__(self, net: NodeNet, vocab: Sequence[str], fields: Sequence[str], vertical: str,
-                 meta: dict[str, Any] | None = None) -> None:
+                 meta: dict[str, Any] | None = None, relation: RelationNet | None = None) -> None:
         self.net = net.eval()
+        self.relation = relation.eval() if relation is not None else None     # the second stage, when trained
         self.vocab_words = list(vocab)                      # rows 0 and 1 are PAD and UNK
         self.vocab = {w: i for i, w in enumerate(self.vocab_words)}
         self.fields = list(fields)
@@ -55,6 +57,8 @@ class FreeDOMModel:
             torch.backends.cuda.matmul.allow_tf32 = False
             torch.backends.cudnn.allow_tf32 = False
         self.net.to(self.device)
+        if self.relation is not None:
+            self.relation.to(self.device)
         return self
 
     def encode(self, nodes: Sequence[TextNode]) -> NodeInputs:
@@ -74,11 +78,57 @@ class FreeDOMModel:
             out[rows] = torch.softmax(self.net(*self.tensors(inputs, rows)).float(), dim=1).cpu().numpy()
         return out
 
+    @torch.inference_mode()
+    def relation_decisions(self, inputs: NodeInputs, pages: Sequence[Sequence[TextNode]], probs: Sequence[np.ndarray],
+                           m: int, max_pairs: int = 65536) -> list[dict[int, int]]:
+        """The second stage on a site's pages (`inputs` = all their nodes, page after page): per page, field ->
+        node row for the uncertain fields that the pair network gives a value (`relation.py`)."""
+        out: list[dict[int, int]] = [{} for _ in pages]
+        if self.relation is None:
+            return out
+        jobs, rows, xpaths, positions = [], [], [], []
+        offset = 0
+        for i, (nodes, page_probs) in enumerate(zip(pages, probs, strict=True)):
+            candidates = page_candidates(page_probs, len(self.fields), m)
+            if not candidates.certain.all() and len(nodes):
+                head, tail = candidate_pairs(candidates)
+                jobs.append((i, candidates, head, tail, len(rows)))
+                rows += (offset + candidates.node).tolist()
+                xpaths += [nodes[r].xpath for r in candidates.node]
+                positions.append(position_ids(candidates.node, len(nodes)))
+            offset += len(nodes)
+        if not jobs:
+            return out
+        vectors = torch.cat([self.net.represent(*self.tensors(inputs, np.asarray(rows[a: a + 8192])))
+                             for a in range(0, len(rows), 8192)])
+        ids, lengths = xpath_tag_ids(xpaths)
+        sides = self.relation.sides(vectors, torch.from_numpy(ids).to(self.device), torch.from_numpy(lengths),
+                                    torch.from_numpy(np.concatenate(positions)).to(self.device))
+        chunk: list[tuple] = []
+        for job in [*jobs, None]:                  # pairs in chunks of about `max_pairs` (memory)
+            if job is not None and (not chunk or sum(len(j[2]) for j in chunk) + len(job[2]) <= max_pairs):
+                chunk.append(job)
+                continue
+            heads = np.concatenate([j[2] + j[4] for j in chunk])
+            tails = np.concatenate([j[3] + j[4] for j in chunk])
+            head_field = np.concatenate([j[1].field[j[2]] for j in chunk])
+            tail_field = np.concatenate([j[1].field[j[3]] for j in chunk])
+            logits = self.relation(sides, *(torch.from_numpy(a).to(self.device)
+                                            for a in (heads, tails, head_field, tail_field)))
+            labels = logits.argmax(dim=1).cpu().numpy()
+            bounds = np.cumsum([0] + [len(j[2]) for j in chunk])
+            for n, (i, candidates, head, tail, _) in enumerate(chunk):
+                out[i] = decide(candidates, head, tail, labels[bounds[n]: bounds[n + 1]], probs[i])
+            chunk = [job] if job is not None else []
+        return out
+
     # ---- files ------------------------------------------------------------------------------------------------
 
     def arrays(self) -> dict[str, np.ndarray]:
         state = self.net.state_dict()
         out = {f"net/{k}": v.detach().cpu().numpy() for k, v in state.items() if "words.weight" not in k}
+        if self.relation is not None:
+            out |= {f"relation/{k}": v.detach().cpu().numpy() for k, v in self.relation.state_dict().items()}
         return out | {"glove": self.net.node.words.weight.detach().cpu().numpy().astype(np.float16)}
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
@@ -91,6 +141,8 @@ class FreeDOMModel:
         npz.write_bytes(buffer.getvalue())
         meta_out = self.meta | {"vertical": self.vertical, "fields": self.fields, "net": self.net.config,
                                 "tags": list(TAGS), "flags": FLAG_NAMES, "vocab": self.vocab_words}
+        if self.relation is not None:
+            meta_out["relation"] = self.relation.config | {"xpath_tags": list(XPATH_TAGS)}
         lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in meta_out.items())
         meta.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
         return npz, meta
@@ -108,8 +160,18 @@ class FreeDOMModel:
         state = {k[4:]: torch.from_numpy(v) for k, v in arrays.items() if k.startswith("net/")}
         state["node.words.weight"] = state["preceding.words.weight"] = glove
         net.load_state_dict(state)
-        rest = {k: v for k, v in meta.items() if k not in ("vertical", "fields", "net", "tags", "flags", "vocab")}
-        return cls(net, meta["vocab"], meta["fields"], meta["vertical"], rest)
+        relation = None
+        if "relation" in meta:
+            config = dict(meta["relation"])
+            if config.pop("xpath_tags") != list(XPATH_TAGS):
+                raise ValueError("the model's relation stage reads other XPath tags than this version; "
+                                 "retrain it with scripts/train_freedom.py")
+            relation = RelationNet(net.node_dim, len(meta["fields"]), **config)
+            relation.load_state_dict({k[9:]: torch.from_numpy(v) for k, v in arrays.items()
+                                      if k.startswith("relation/")})
+        rest = {k: v for k, v in meta.items()
+                if k not in ("vertical", "fields", "net", "tags", "flags", "vocab", "relation")}
+        return cls(net, meta["vocab"], meta["fields"], meta["vertical"], rest, relation)
 
     @classmethod
     def load(cls, model: str | Path) -> FreeDOMModel:

@@ -52,8 +52,18 @@ class NodeNet(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(4 * hidden + 8 + 16, mlp), nn.ReLU(), nn.Dropout(0.2),
                                  nn.Linear(mlp, n_fields + 1))
 
+    @property
+    def node_dim(self) -> int:
+        """Width of `represent`'s vectors."""
+        return self.mlp[0].in_features
+
+    def represent(self, words: torch.Tensor, chars: torch.Tensor, prev_words: torch.Tensor, prev_chars: torch.Tensor,
+                  tags: torch.Tensor, flags: torch.Tensor) -> torch.Tensor:
+        """(N, 4H + 24): the patent's comprehensive node vector n, which the MLP classifies and the relation
+        stage pairs."""
+        return torch.cat([self.node(words, chars), self.preceding(prev_words, prev_chars),   # (N, 2H), (N, 2H)
+                          self.tags(tags), self.flags(flags)], dim=1)                       # (N, 8), (N, 16)
+
     def forward(self, words: torch.Tensor, chars: torch.Tensor, prev_words: torch.Tensor, prev_chars: torch.Tensor,
                 tags: torch.Tensor, flags: torch.Tensor) -> torch.Tensor:
-        x = torch.cat([self.node(words, chars), self.preceding(prev_words, prev_chars),   # (N, 2H), (N, 2H)
-                       self.tags(tags), self.flags(flags)], dim=1)                       # (N, 8), (N, 16)
-        return self.mlp(x)                                                                # (N, K + 1)
+        return self.mlp(self.represent(words, chars, prev_words, prev_chars, tags, flags))   # (N, K + 1)

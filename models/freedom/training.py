@@ -25,8 +25,9 @@ from .features import FLAG_NAMES, TAGS, NodeInputs, tokenize
 from .model import FreeDOMModel
 from .net import NodeNet
 from .nodes import TextNode, normalise
+from .relation import RelationNet, candidate_pairs, page_candidates, position_ids, xpath_tag_ids
 
-__all__ = ["TrainConfig", "label_nodes", "load_glove", "build_vocab", "train_model"]
+__all__ = ["TrainConfig", "label_nodes", "load_glove", "build_vocab", "train_model", "train_relation"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,9 @@ class TrainConfig:
     seed: int = 20
     hidden: int = 32
     top_glove: int = 8000          # most frequent GloVe words kept beyond the training vocabulary (new sites)
+    relation_epochs: int = 0       # the second stage (relation.py); 0: a node-level model only
+    relation_top_m: int = 10       # candidates per uncertain field while training it
+    relation_pages: int = 16       # pages per optimiser step of the pair network
 
 
 def label_nodes(nodes: Sequence[TextNode], gold: Mapping[str, Sequence[str]], fields: Sequence[str]) -> np.ndarray:
@@ -134,3 +138,70 @@ def train_model(pages: Sequence[tuple[Sequence[TextNode], np.ndarray]], fields: 
                                      "neg_per_pos": config.neg_per_pos, "train_pages": len(pages),
                                      "train_values": int(len(positives))}
     return model
+
+
+def train_relation(model: FreeDOMModel, pages: Sequence[tuple[Sequence[TextNode], np.ndarray]],
+                   config: TrainConfig) -> None:
+    """Train the pair network of `model` (its node network frozen) on labelled pages; sets `model.relation`.
+
+    Each epoch makes each field of each page uncertain with probability one half (see `relation.py`), so the
+    network sees top-m candidates although the node-level model is sure of nearly everything on its seed sites.
+    """
+    torch.manual_seed(config.seed + 1)
+    rng = np.random.default_rng(config.seed + 1)
+    k_fields, m = len(model.fields), config.relation_top_m
+    model.net.eval()
+    # the node-level pass, once: probabilities, and the vectors of every node a candidate set can hold
+    probs, tables = [], []
+    for nodes, _ in pages:
+        inputs = model.encode(nodes)
+        page_probs = model.probabilities(inputs)
+        rows = np.unique(np.concatenate([page_candidates(page_probs, k_fields, m, np.full(k_fields, u)).node
+                                         for u in (False, True)])) if len(nodes) else np.zeros(0, np.int64)
+        with torch.inference_mode():
+            vectors = model.net.represent(*model.tensors(inputs, rows)) if len(rows) else None
+        probs.append(page_probs)
+        tables.append((rows, vectors.clone() if vectors is not None else None))
+    relation = RelationNet(model.net.node_dim, k_fields).train()
+    optimiser = torch.optim.Adam(relation.parameters(), lr=config.lr)
+    loss_fn = nn.CrossEntropyLoss()
+    for epoch in range(config.relation_epochs):
+        order = rng.permutation(len(pages))
+        total, n_pairs = 0.0, 0
+        for start in range(0, len(order), config.relation_pages):
+            vectors, xpaths, positions, heads, tails, head_field, tail_field, labels = [], [], [], [], [], [], [], []
+            base = 0
+            for i in order[start: start + config.relation_pages]:
+                nodes, gold = pages[i]
+                candidates = page_candidates(probs[i], k_fields, m, rng.random(k_fields) < 0.5)
+                head, tail = candidate_pairs(candidates)
+                if not len(head):
+                    continue
+                rows, table = tables[i]
+                vectors.append(table[np.searchsorted(rows, candidates.node)])
+                xpaths += [nodes[r].xpath for r in candidates.node]
+                positions.append(position_ids(candidates.node, len(nodes)))
+                value = (gold[candidates.node] == candidates.field).astype(np.int64)
+                labels.append(2 * value[head] + value[tail])
+                heads.append(head + base)
+                tails.append(tail + base)
+                head_field.append(candidates.field[head])
+                tail_field.append(candidates.field[tail])
+                base += len(candidates.node)
+            if not heads:
+                continue
+            ids, lengths = xpath_tag_ids(xpaths)
+            optimiser.zero_grad()
+            sides = relation.sides(torch.cat(vectors), torch.from_numpy(ids), torch.from_numpy(lengths),
+                                   torch.from_numpy(np.concatenate(positions)))
+            logits = relation(sides, *(torch.from_numpy(np.concatenate(a)) for a in (heads, tails, head_field,
+                                                                                     tail_field)))
+            target = torch.from_numpy(np.concatenate(labels))
+            loss = loss_fn(logits, target)
+            loss.backward()
+            optimiser.step()
+            total += float(loss.detach()) * len(target)
+            n_pairs += len(target)
+        log.info("relation epoch %d: loss %.4f on %d pairs", epoch + 1, total / max(n_pairs, 1), n_pairs)
+    model.relation = relation.eval()
+    model.meta = model.meta | {"relation_epochs": config.relation_epochs, "relation_top_m": m}

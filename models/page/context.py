@@ -11,7 +11,7 @@ per distinct value, since a page repeats a few hundred class values thousands of
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Sequence
 from functools import lru_cache
 
 __all__ = ["CONTEXT_BITS", "own_bits", "tag_bits", "word_bits"]
@@ -67,20 +67,30 @@ def word_bits(value: str | None) -> int:
     return sum(bit for bit, pattern in _WORD_PATTERNS if pattern.search(value))
 
 
-def own_bits(tag: str, class_attr: str | None, get: Callable[[str], str | None]) -> int:
+def own_bits(tag: str, attrs: Sequence[tuple[str, str]]) -> int:
     """Bits of one element: its tag, class and id words, ARIA role, itemprop and an inline `display: none`.
 
-    `class_attr` is passed apart because tree walkers already read it; `get` is the element's attribute getter.
-    The cost is per element of every page, so the rare attributes are read one `get` each and looked up only
-    when present.
+    `attrs` is the element's attribute list as lxml's `element.items()` gives it (tree walkers already read it
+    for other needs). The cost is per element of every page: one pass over the attributes, each cue looked up
+    once per distinct (name, value) of the process.
     """
-    bits = _TAG_BIT.get(tag, 0) | word_bits(class_attr)
-    if ident := get("id"):
-        bits |= word_bits(ident)
-    if role := get("role"):
-        bits |= _BIT.get(_ROLE_BITS.get(role.strip().lower(), ""), 0)
-    if (itemprop := get("itemprop")) and itemprop.strip().lower() in _BODY_PROPS:
-        bits |= _BIT["itemprop_body"]
-    if (style := get("style")) and "none" in style and "display:none" in style.replace(" ", "").lower():
-        bits |= _BIT["hidden"]
+    bits = _TAG_BIT.get(tag, 0)
+    for name, value in attrs:
+        if name in _CUE_ATTRIBUTES:
+            bits |= _attribute_bits(name, value)
     return bits
+
+
+_CUE_ATTRIBUTES = frozenset({"class", "id", "role", "itemprop", "style"})
+
+
+@lru_cache(maxsize=16384)
+def _attribute_bits(name: str, value: str) -> int:
+    if name == "class" or name == "id":
+        return word_bits(value)
+    if name == "role":
+        return _BIT.get(_ROLE_BITS.get(value.strip().lower(), ""), 0)
+    if name == "itemprop":
+        return _BIT["itemprop_body"] if value.strip().lower() in _BODY_PROPS else 0
+    # style: only an inline `display: none` counts
+    return _BIT["hidden"] if "none" in value and "display:none" in value.replace(" ", "").lower() else 0

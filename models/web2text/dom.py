@@ -140,9 +140,14 @@ class _Raw:
 
 def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
     """Build the raw content tree of the body and the estimated source length of the whole page (with each
-    node's context bits if `context`, else zeros: they cost about 1 us per element, which Web2Text never reads)."""
+    node's context bits if `context`, else zeros: they cost about 1 us per element, which Web2Text never reads).
+
+    This loop runs once per element and text node of every page and is most of Web2Text's and BlockNet's
+    feature time, hence the list methods bound to locals and no helper call per node."""
     body = page.body
     r = _Raw([], [], [], [], [], [], [], [], [], [], [], [])
+    element, is_text, parents, texts, starts, stops = r.element, r.is_text, r.parent, r.text, r.start, r.stop
+    forms, in_links, breaks, contexts, depths = r.form, r.in_link, r.break_before, r.context, r.depth
     paths: dict[tuple[int, str], int] = {}
     path_of: list[int] = []          # per raw node: class-path id (elements) / holder's (text)
     open_nodes: list[int] = []
@@ -151,29 +156,19 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
     inside = body is page.root
     links = 0
     pending_break = False
-
-    def add_text(text: str, begin: int) -> None:
-        nonlocal pending_break
-        if not text.strip() or not open_nodes:
-            return
-        holder = open_nodes[-1]
-        last = len(r.parent) - 1
-        if r.is_text[last] and r.parent[last] == holder:       # only comments / hidden tags in between
-            r.text[last] += text
-            r.stop[last] = begin + len(text)
-            return
-        _add(r, r.element[holder], True, holder, text, begin, links > 0, pending_break)
-        r.stop[-1] = begin + len(text)
-        r.context.append(r.context[holder])
-        r.depth.append(r.depth[holder])
-        path_of.append(path_of[holder])
-        pending_break = False
+    last_text = -1                   # raw index of the latest text node
 
     # the walk skips the never-rendered subtrees (head, scripts, ...) but the estimate counts their markup
     for kind, node, text in walk_tree(page.root, INVISIBLE_TAGS):
         if kind == START:
             begin = pos
-            pos += _open_len(node)
+            pos += len(node.tag) + 2
+            class_attr = None
+            if items := node.items():          # (see _open_len) read once for the offsets, class path and context
+                for name, value in items:
+                    pos += len(name) + len(value) + 4
+                    if name == "class":
+                        class_attr = value
             if node is body:
                 inside = True
             if inside:
@@ -181,24 +176,32 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
                 parent = open_nodes[-1] if open_nodes else -1
                 if tag in BLOCK_TAGS:
                     pending_break = True
-                _add(r, node, False, parent, "", begin, links > 0, False)
-                r.form[-1] = tag in FORM_TAGS
-                class_attr = node.get("class")
+                element.append(node)
+                is_text.append(False)
+                parents.append(parent)
+                texts.append("")
+                starts.append(begin)
+                stops.append(begin)
+                forms.append(tag in FORM_TAGS)
+                in_links.append(links > 0)
+                breaks.append(False)
                 # <body>'s own classes (`single-post`, `home`) would mark every block of the page alike
-                r.context.append(r.context[parent] | own_bits(tag, class_attr, node.get)
-                                 if context and parent >= 0 else 0)
-                r.depth.append(len(open_nodes) + 1)
+                contexts.append(contexts[parent] | own_bits(tag, items)
+                                if context and parent >= 0 else 0)
+                depths.append(len(open_nodes) + 1)
                 key = (path_of[parent] if parent >= 0 else -1, _token(node.tag, class_attr))
                 path_of.append(paths.setdefault(key, len(paths)))
-                open_nodes.append(len(r.parent) - 1)
+                open_nodes.append(len(parents) - 1)
                 open_tags.append(tag)
-                links += tag == "a"
+                if tag == "a":
+                    links += 1
         elif kind == END:
             pos += len(node.tag) + 3
             if inside:
-                r.stop[open_nodes.pop()] = pos
+                stops[open_nodes.pop()] = pos
                 tag = open_tags.pop()
-                links -= tag == "a"
+                if tag == "a":
+                    links -= 1
                 if tag in BLOCK_TAGS:
                     pending_break = True
                 if node is body:
@@ -207,31 +210,36 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
                     open_tags.clear()
         elif kind == SKIP:
             if inside and open_nodes and node.tag.lower() in FORM_TAGS:
-                r.form[open_nodes[-1]] = True
+                forms[open_nodes[-1]] = True
             pos += _hidden_len(node)
         elif kind == COMMENT:
             pos += len(node.text or "") + 7                     # comment or PI: ~7 chars of markup
         # START: the element's first text node; otherwise the text node after the element or comment
         if text:
-            if inside:
-                add_text(text, pos)
+            if inside and open_nodes and not text.isspace():
+                holder = open_nodes[-1]
+                if last_text == len(parents) - 1 and parents[last_text] == holder:
+                    texts[last_text] += text                    # only comments / hidden tags in between
+                    stops[last_text] = pos + len(text)
+                else:
+                    element.append(element[holder])
+                    is_text.append(True)
+                    parents.append(holder)
+                    texts.append(text)
+                    starts.append(pos)
+                    stops.append(pos + len(text))
+                    forms.append(False)
+                    in_links.append(links > 0)
+                    breaks.append(pending_break)
+                    contexts.append(contexts[holder])
+                    depths.append(depths[holder])
+                    path_of.append(path_of[holder])
+                    pending_break = False
+                    last_text = len(parents) - 1
             pos += len(text)
     pos += len(page.root.tail or "")                            # the walk leaves the root's tail out
     r.class_path = path_of
     return r, pos
-
-
-def _add(r: _Raw, element: etree._Element, is_text: bool, parent: int, text: str, start: int,
-         in_link: bool, break_before: bool) -> None:
-    r.element.append(element)
-    r.is_text.append(is_text)
-    r.parent.append(parent)
-    r.text.append(text)
-    r.start.append(start)
-    r.stop.append(start)
-    r.form.append(False)
-    r.in_link.append(in_link)
-    r.break_before.append(break_before)
 
 
 def collapse_dom(page: ParsedPage, context: bool = False) -> CollapsedDOM:

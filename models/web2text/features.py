@@ -141,8 +141,8 @@ def _node_counts(cdom: CollapsedDOM) -> np.ndarray:
     """(n_nodes, 13) counts of every CDOM node, summed bottom-up one depth level at a time."""
     stop = stopwords()
     counts = np.zeros((len(cdom), 13))
-    for k in cdom.leaves:
-        counts[k] = _leaf_counts(cdom.text[k], cdom.in_link[k], stop)
+    if cdom.leaves:
+        counts[cdom.leaves] = [_leaf_counts(cdom.text[k], cdom.in_link[k], stop) for k in cdom.leaves]
     depth = np.asarray(cdom.depth)
     parent = np.asarray(cdom.parent)
     order = np.argsort(-depth, kind="stable")
@@ -177,9 +177,8 @@ def _ancestor_stats(cdom: CollapsedDOM, c: np.ndarray) -> np.ndarray:
 def _ends(cdom: CollapsedDOM) -> np.ndarray:
     """(n_nodes, 2): leaf text ends with punctuation / with '?' (0 for inner nodes)."""
     out = np.zeros((len(cdom), 2))
-    for k in cdom.leaves:
-        t = cdom.text[k]
-        out[k] = (t[-1] in PUNCTUATION, t[-1] == "?")
+    if cdom.leaves:
+        out[cdom.leaves] = [(t[-1] in PUNCTUATION, t[-1] == "?") for t in map(cdom.text.__getitem__, cdom.leaves)]
     return out
 
 
@@ -190,12 +189,10 @@ def _log_or(x: np.ndarray, floor: float) -> np.ndarray:
 
 def _tags_onehot(cdom: CollapsedDOM, nodes: list[int], tags: tuple[str, ...]) -> np.ndarray:
     """1 where a tag occurs anywhere in the node's merged chain (a CDOM node stands for all of them)."""
-    out = np.zeros((len(nodes), len(tags)))
-    for row, k in enumerate(nodes):
-        if k >= 0:
-            chain = cdom.tags[k]
-            out[row] = [t in chain for t in tags]
-    return out
+    # pages repeat a few chains (`p`, `a`, `li a`) thousands of times: one row per distinct chain
+    chains = [cdom.tags[k] if k >= 0 else () for k in nodes]
+    rows = {chain: [t in chain for t in tags] for chain in set(chains)}
+    return np.array([rows[chain] for chain in chains], dtype=float).reshape(len(nodes), len(tags))
 
 
 def _gather(stats: np.ndarray, nodes: np.ndarray) -> np.ndarray:

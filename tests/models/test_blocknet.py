@@ -62,7 +62,7 @@ def test_class_and_id_words_match_inside_longer_names():
     assert word_bits("post-content") & BIT["words_content"]
     assert word_bits("share-bar") & BIT["words_sharing"]
     assert word_bits("x y z") == 0 and word_bits(None) == 0
-    assert own_bits("div", None, {"role": "contentinfo"}.get) == BIT["footer"]
+    assert own_bits("div", [("role", "contentinfo")]) == BIT["footer"]
 
 
 def test_without_context_the_web2text_blocks_and_features_are_unchanged(shared_data):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pagesieve.eval.freedom import labelled_pages, score_sites, sites_of
-from pagesieve.models.freedom.training import TrainConfig, load_glove, train_model
+from pagesieve.models.freedom.training import TrainConfig, load_glove, train_model, train_relation
 
 pytestmark = pytest.mark.slow
 
@@ -17,11 +17,15 @@ def test_tiny_training_extracts_held_out_real_and_generated_pages(shared_data, t
     swde = str(shared_data / "swde")
     train = sites_of("booksamillion[0-39],synthetic:0-5", "book", FIELDS, swde, 15, 0)
     pages = [p for site in train for p in labelled_pages(site, FIELDS, 300)]
-    config = TrainConfig(epochs=4, top_glove=2000)
+    config = TrainConfig(epochs=4, top_glove=2000, relation_epochs=2)
     model = train_model(pages, FIELDS, "book", config, load_glove())
+    train_relation(model, pages, config)
     model.save(tmp_path / "tiny")
-    # again from the same seed: the same bytes (fixed seeds, one thread)
-    train_model(pages, FIELDS, "book", config, load_glove()).save(tmp_path / "again")
+    # again from the same seed: the same bytes (fixed seeds, one thread), the relation stage's pair network too
+    again = train_model(pages, FIELDS, "book", config, load_glove())
+    train_relation(again, pages, config)
+    again.save(tmp_path / "again")
+    assert again.relation is not None
     assert (tmp_path / "tiny.npz").read_bytes() == (tmp_path / "again.npz").read_bytes()
 
     real = score_sites(str(tmp_path / "tiny"), sites_of("booksamillion[300-339]", "book", FIELDS, swde, 15, 0),
