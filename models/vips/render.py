@@ -9,9 +9,9 @@ How a page is shown (STACK.md section 5):
 - the archived HTML is served from memory with `set_content`, a `<base href=URL>` put first in its head so
   that relative URLs resolve as on the live site; `set_content` + one evaluate measured 6x faster than a
   `goto` answered by a route (16 ms vs 109 ms a page here);
-- every other request goes through one route: a resource the caller can supply by URL (`resources`, e.g.
-  the stylesheets of the same pages table) is fulfilled from memory, anything else is aborted, so nothing
-  reaches the network;
+- with `resources` (a lookup by URL, e.g. the stylesheets of the same pages table) every other request goes
+  through one route: a resource found is fulfilled from memory, anything else is aborted; without it the
+  context is offline, so the browser fails every request itself. Either way nothing reaches the network;
 - JavaScript is off by default (the archived DOM as served; nothing can loop). With `javascript = true`
   scripts run for at most `js_budget_ms` after the DOM is parsed, then script execution is switched off
   and the DOM is read. A script already spinning by then blocks the tab: run such pages under
@@ -26,6 +26,7 @@ non-blank text node with its own box (a Range). `display: none` subtrees stop at
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import re
@@ -44,9 +45,13 @@ __all__ = ["RenderOptions", "Renderer", "RenderError", "RenderTimeout", "VisualN
 log = logging.getLogger(__name__)
 
 # STACK.md section 5: no sandbox (containers), no GPU, and nothing in the background that calls home.
+# Site isolation off: every cross-site iframe of a page would start a renderer process of its own, a third
+# of the loading time of real pages on one core (scripts/bench_vips.py); the pages are archived, offline
+# and scriptless by default, so there is no live site for one frame to attack another's data in.
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio"]
+         "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio",
+         "--disable-site-isolation-trials", "--disable-features=IsolateOrigins,site-per-process"]
 # A page with no URL still needs a base that no request can reach.
 NO_URL = "http://pagesieve.invalid/"
 
@@ -198,10 +203,14 @@ class Renderer:
         except Exception as exc:
             self._stop()
             raise RenderError(f"cannot start {o.executable_path} (scripts/setup.sh installs it): {exc}") from None
+        # With nothing to serve, the browser itself fails every request (offline): a route would cost a
+        # round trip to this process per image and stylesheet (~40 ms a real page, scripts/bench_vips.py).
         context = self._browser.new_context(viewport={"width": o.viewport_width, "height": o.viewport_height},
                                             device_scale_factor=1, java_script_enabled=o.javascript,
-                                            service_workers="block", accept_downloads=False)
-        context.route("**/*", self._route)
+                                            service_workers="block", accept_downloads=False,
+                                            offline=self.resources is None)
+        if self.resources is not None:
+            context.route("**/*", self._route)
         self._page = context.new_page()
         self._page.set_default_timeout(o.page_timeout_s * 1000)
         if o.javascript:
@@ -296,7 +305,7 @@ class Renderer:
             start = time.perf_counter()
             page = self._load(markup, url)
             loaded = time.perf_counter()
-            data = page.evaluate(self._script, self.options.max_nodes)
+            data = json.loads(page.evaluate(self._script, self.options.max_nodes))
             done = time.perf_counter()
             return VisualPage(_nodes(data["nodes"]), data["title"], float(data["width"]), float(data["height"]),
                               bool(data["truncated"]), (loaded - start) * 1000, (done - loaded) * 1000)
@@ -307,7 +316,7 @@ class Renderer:
         """Render a page, write a full-page PNG to `path`, and return its visual DOM (same boxes)."""
         def work() -> VisualPage:
             page = self._load(markup, url)
-            data = page.evaluate(self._script, self.options.max_nodes)
+            data = json.loads(page.evaluate(self._script, self.options.max_nodes))
             page.screenshot(path=path, full_page=True)
             return VisualPage(_nodes(data["nodes"]), data["title"], float(data["width"]), float(data["height"]),
                               bool(data["truncated"]), 0.0, 0.0)

@@ -3,6 +3,10 @@ segmentation is unambiguous, the block trees asserted; the renderer's isolation 
 
 from __future__ import annotations
 
+import http.server
+import threading
+import urllib.request
+
 import pytest
 import vips_layouts as layouts
 
@@ -121,6 +125,40 @@ def test_renderer_serves_known_resources_and_blocks_every_other_request():
     text = next(n for n in page.nodes if n.text == "styled")
     assert text.font_size == 31
     assert set(asked) == {"http://example.test/s.css", "http://elsewhere.test/i.png", "http://example.test/frame.html"}
+
+
+def test_without_resources_no_request_leaves_the_browser():
+    """Offline context: a live server on this machine, named by IP in every kind of reference, sees nothing."""
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the http.server API
+            hits.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/css")
+            self.end_headers()
+            self.wfile.write(b"p { font-size: 31px }")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    live = f"http://127.0.0.1:{server.server_port}"
+    try:
+        urllib.request.urlopen(f"{live}/control.css").read()    # the server answers a client that may reach it
+        html = (f'<html><head><link rel="stylesheet" href="{live}/s.css"><link rel="preconnect" href="{live}">'
+                f'</head><body><p>plain</p><img src="{live}/i.png"><iframe src="{live}/f.html"></iframe>'
+                f'<div style="background-image: url({live}/bg.png)">x</div></body></html>')
+        renderer = Renderer(RenderOptions())
+        try:
+            page = renderer.render(html, f"{live}/page.html")
+        finally:
+            renderer.close()
+    finally:
+        server.shutdown()
+    assert hits == ["/control.css"]
+    assert next(n for n in page.nodes if n.text == "plain").font_size == 16
 
 
 def test_javascript_is_off_unless_asked_for():
