@@ -78,7 +78,14 @@ class VisualTree:
             self.background[node.index] = node.background or inherited
             self.inline[node.index] = (not node.is_text and node.tag in settings.inline_tags
                                        and node.display == "inline")
-        self.valid_children = [[c for c in node.children if self.valid[c]] for node in self.nodes]
+        # An invalid node is not a block, but what it holds may still be seen: a wrapper of floats or of a
+        # fixed header has height 0 while its children are drawn. Its valid descendants are adopted by the
+        # nearest valid ancestor, as if the wrapper were not there (cutting them with it lost whole pages).
+        self.valid_children: list[list[int]] = [[] for _ in range(n)]
+        for node in reversed(self.nodes):                     # children before parents
+            kids = self.valid_children[node.index]
+            for c in node.children:
+                kids.extend([c] if self.valid[c] else self.valid_children[c])
         for node in reversed(self.nodes):                     # children before parents
             kids = self.valid_children[node.index]
             self.virtual_text[node.index] = self.inline[node.index] and bool(kids) and all(

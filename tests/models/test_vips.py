@@ -61,6 +61,19 @@ def test_sidebar_is_cut_off_by_a_vertical_separator(vips):
     assert not rows["1.1"].is_main and rows["1.2"].is_main
 
 
+def test_floats_in_a_wrapper_of_height_zero_are_still_blocks(vips):
+    a = analysis(vips, layouts.FLOATS)
+    wrapper = next(n for n in a.tree.nodes if n.xpath == "/html/body/div")
+    assert wrapper.h == 0 and not a.tree.valid[wrapper.index]
+    assert [s.horizontal for s in a.root.separators] == [False]
+    side, main = a.root.children
+    assert tree_xpaths(a, side) == ["/html/body/div/div[1]/ul"]
+    assert tree_xpaths(a, main) == ["/html/body/div/div[2]/h1"] + [f"/html/body/div/div[2]/p[{i}]" for i in (1, 2, 3)]
+    with VIPSCleaner() as cleaner:
+        text = cleaner.process(prepare(PageInput(layouts.FLOATS.encode(), url="http://example.test/")).page).text
+    assert text.split("\n\n") == ["A headline"] + [layouts.PARA] * 3
+
+
 def test_hr_splits_sections(vips):
     a = analysis(vips, layouts.HR_SECTIONS)
     assert [s.cues.get("hr") for s in a.root.separators] == [3.0, 3.0]

@@ -43,3 +43,12 @@ VISUAL_ORDER = """<html><body style="display:flex;flex-direction:column;margin:0
 <div style="order:1;margin:40px 0">Block A comes first on the screen although it is second in the markup.</div>
 <div style="order:2;margin:40px 0">Block B comes second on the screen and is last in the markup.</div>
 </body></html>"""
+
+# The sidebar layout with both columns floated inside a wrapper that is never cleared: the wrapper's box has
+# height 0 (not a valid node), yet both columns are drawn, and must still be blocks.
+FLOATS = f"""<html><body style="margin:0"><div id="wrap">
+<div id="side" style="float:left;width:220px;background:#eeeeee">
+  <ul><li><a href="/1">Home</a></li><li><a href="/2">World</a></li><li><a href="/3">Sport</a></li></ul></div>
+<div id="main" style="float:left;margin-left:80px;width:700px">
+  <h1>A headline</h1><p>{PARA}</p><p>{PARA}</p><p>{PARA}</p></div>
+</div></body></html>"""
