@@ -21,13 +21,18 @@ LEVEL_COLOURS = [(220, 20, 60), (30, 90, 230), (20, 160, 60), (230, 140, 0), (15
 
 def draw_blocks(screenshot: str | Path, analysis: Analysis, out: str | Path, label_depth: int = 3) -> int:
     """Draw the blocks of `analysis` over the PNG `screenshot` into `out`; returns the blocks drawn."""
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw, ImageFont
 
     image = Image.open(screenshot).convert("RGB")
     overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)
+    # large enough to stay legible when the picture is shrunk for a README (Pillow's bundled font)
+    font = ImageFont.load_default(size=15)
     segments = segments_of(analysis)
     parents = {s.parent_id for s in segments}
+    # nested blocks often share their top-left corner: their labels go side by side there, not on top
+    # of each other (the last drawn would hide the others)
+    label_end: dict[tuple[int, int], float] = {}
     for s in segments:
         depth = s.block_id.count(".")
         if depth == 0 or s.bbox is None:
@@ -39,9 +44,12 @@ def draw_blocks(screenshot: str | Path, analysis: Analysis, out: str | Path, lab
         draw.rectangle(box, outline=(*colour, 255), width=max(1, 4 - depth))
         if depth <= label_depth:
             label = f"{s.block_id} DoC {s.doc}"
-            at = (s.bbox.x + 2, s.bbox.y + 1)
-            draw.rectangle([at[0], at[1], at[0] + 7 * len(label), at[1] + 12], fill=(255, 255, 255, 220))
-            draw.text(at, label, fill=(*colour, 255))
+            corner = (round(s.bbox.x / 4), round(s.bbox.y / 4))
+            at = (label_end.get(corner, s.bbox.x + 2), s.bbox.y + 1)
+            width = draw.textlength(label, font=font)
+            label_end[corner] = at[0] + width + 6
+            draw.rectangle([at[0], at[1], at[0] + width + 2, at[1] + 17], fill=(255, 255, 255, 230))
+            draw.text((at[0] + 1, at[1]), label, fill=(*colour, 255), font=font)
     Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB").save(out)
     return len(segments) - 1
 
