@@ -4,13 +4,17 @@ segmentation is unambiguous, the block trees asserted; the renderer's isolation 
 from __future__ import annotations
 
 import http.server
+import os
+import signal
 import threading
+import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 import vips_layouts as layouts
 
-from pagesieve.models.page import PageInput, build_runner, prepare
+from pagesieve.models.page import PageInput, build_runner, prepare, run_prepared
 from pagesieve.models.vips import VIPS, VIPSCleaner, VIPSSettings, segments_of
 from pagesieve.models.vips.extraction import VisualTree, extract_blocks
 from pagesieve.models.vips.render import Renderer, RenderOptions
@@ -206,3 +210,41 @@ def test_a_hanging_page_times_out_and_the_worker_goes_on():
         runner.close()
     assert [o.result.status for o in outcomes] == ["timeout", "ok"]
     assert outcomes[1].result.segments[0].text == "fine page"
+
+
+def _browser_pids() -> list[int]:
+    """This process's Chromium browser processes (not its renderers and helpers, which have a --type)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
+                status = Path(f"/proc/{entry}/status").read_text()
+            except OSError:
+                continue
+            ppid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
+            if cmdline[0].endswith(b"/chromium") and not any(a.startswith(b"--type=") for a in cmdline) and \
+                    _is_descendant(ppid, os.getpid()):
+                pids.append(int(entry))
+    return pids
+
+
+def _is_descendant(pid: int, root: int) -> bool:
+    while pid > 1:
+        if pid == root:
+            return True
+        status = Path(f"/proc/{pid}/status").read_text()
+        pid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
+    return pid == root
+
+
+def test_a_killed_browser_gives_an_error_row_and_the_next_page_a_new_browser():
+    fine = prepare(PageInput(f"<html><body><p>{layouts.PARA}</p></body></html>".encode(), url="http://example.test/"))
+    with VIPSCleaner() as cleaner:
+        assert run_prepared(cleaner, fine).result.status == "ok"
+        (browser,) = _browser_pids()
+        os.kill(browser, signal.SIGKILL)
+        time.sleep(0.5)    # Playwright notices the closed pipe
+        statuses = [run_prepared(cleaner, fine).result.status for _ in range(2)]
+        starts = cleaner.renderer().starts
+    assert statuses == ["error", "ok"] and starts == 2
