@@ -30,9 +30,9 @@ def draw_blocks(screenshot: str | Path, analysis: Analysis, out: str | Path, lab
     font = ImageFont.load_default(size=15)
     segments = segments_of(analysis)
     parents = {s.parent_id for s in segments}
-    # nested blocks often share their top-left corner: their labels go side by side there, not on top
-    # of each other (the last drawn would hide the others)
-    label_end: dict[tuple[int, int], float] = {}
+    # nested blocks often share their top-left corner: a label that would cover one already drawn moves
+    # to its right (the last drawn would hide the others)
+    labels: list[tuple[float, float, float, float]] = []
     for s in segments:
         depth = s.block_id.count(".")
         if depth == 0 or s.bbox is None:
@@ -44,12 +44,14 @@ def draw_blocks(screenshot: str | Path, analysis: Analysis, out: str | Path, lab
         draw.rectangle(box, outline=(*colour, 255), width=max(1, 4 - depth))
         if depth <= label_depth:
             label = f"{s.block_id} DoC {s.doc}"
-            corner = (round(s.bbox.x / 4), round(s.bbox.y / 4))
-            at = (label_end.get(corner, s.bbox.x + 2), s.bbox.y + 1)
-            width = draw.textlength(label, font=font)
-            label_end[corner] = at[0] + width + 6
-            draw.rectangle([at[0], at[1], at[0] + width + 2, at[1] + 17], fill=(255, 255, 255, 230))
-            draw.text((at[0] + 1, at[1]), label, fill=(*colour, 255), font=font)
+            width = draw.textlength(label, font=font) + 2
+            x, y = s.bbox.x + 2, s.bbox.y + 1
+            while (hit := next((r for r in labels if x < r[2] and r[0] < x + width and y < r[3] and r[1] < y + 17),
+                               None)) is not None:
+                x = hit[2] + 4
+            labels.append((x, y, x + width, y + 17))
+            draw.rectangle([x, y, x + width, y + 17], fill=(255, 255, 255, 230))
+            draw.text((x + 1, y), label, fill=(*colour, 255), font=font)
     Image.alpha_composite(image.convert("RGBA"), overlay).convert("RGB").save(out)
     return len(segments) - 1
 
