@@ -15,18 +15,32 @@ Our choice, on the final leaves of the tree:
 3. Inside that region every leaf with words whose link density is under the limit is main content,
    short ones included (headings, captions, a one-line paragraph): the region vouches for them.
 
+Words: whitespace-separated tokens, except that every Han ideograph and kana counts as one word: Chinese
+and Japanese are written without spaces, and a whole paragraph of them would otherwise be one "word",
+never content evidence, while the page's spaced English footer would be.
+
 The text is the chosen leaves' text in the tree's (visual) order, one block per paragraph.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .extraction import VisualTree
 from .settings import VIPSSettings
 from .structure import VipsBlock
 
-__all__ = ["LeafText", "leaf_text", "choose_main"]
+__all__ = ["LeafText", "leaf_text", "choose_main", "count_words"]
+
+# kana and Han ideographs (extension A and the compatibility block included): scripts written without spaces
+_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD = re.compile(f"[{_UNSPACED}]|[^\\s{_UNSPACED}]+")
+
+
+def count_words(text: str) -> int:
+    """Whitespace tokens, with each Han ideograph or kana a word of its own (see the module docstring)."""
+    return len(_WORD.findall(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +64,9 @@ def leaf_text(tree: VisualTree, block: VipsBlock) -> LeafText:
         if not tokens:
             continue
         parts.append(" ".join(tokens))
-        words += len(tokens)
-        link_words += len(tokens) if t.in_link else 0
+        n = count_words(parts[-1])
+        words += n
+        link_words += n if t.in_link else 0
     return LeafText(" ".join(parts), words, link_words)
 
 

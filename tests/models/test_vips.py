@@ -17,6 +17,7 @@ import vips_layouts as layouts
 from pagesieve.models.page import PageInput, build_runner, prepare, run_prepared
 from pagesieve.models.vips import VIPS, VIPSCleaner, VIPSSettings, segments_of
 from pagesieve.models.vips.extraction import VisualTree, extract_blocks
+from pagesieve.models.vips.main import count_words
 from pagesieve.models.vips.render import Renderer, RenderOptions
 
 
@@ -123,6 +124,13 @@ def test_cleaner_keeps_the_main_column_and_its_heading():
     assert result.status == "ok"
     assert result.text.split("\n\n")[0] == "A headline"
     assert "Home" not in result.text and result.text.count(layouts.PARA) == 3
+
+
+def test_chinese_paragraphs_are_content_and_the_spaced_footer_is_not():
+    assert count_words(layouts.ZH_PARA) == len(layouts.ZH_PARA) and count_words("two words") == 2
+    with VIPSCleaner() as cleaner:
+        result = cleaner.process(prepare(PageInput(layouts.CJK.encode(), url="http://example.test/")).page)
+    assert result.text.split("\n\n") == ["人工智能的新进展"] + [layouts.ZH_PARA] * 3
 
 
 def test_renderer_serves_known_resources_and_blocks_every_other_request():
@@ -240,9 +248,10 @@ def _is_descendant(pid: int, root: int) -> bool:
 
 def test_a_killed_browser_gives_an_error_row_and_the_next_page_a_new_browser():
     fine = prepare(PageInput(f"<html><body><p>{layouts.PARA}</p></body></html>".encode(), url="http://example.test/"))
+    others = set(_browser_pids())    # the module's VIPS fixture may hold one
     with VIPSCleaner() as cleaner:
         assert run_prepared(cleaner, fine).result.status == "ok"
-        (browser,) = _browser_pids()
+        (browser,) = set(_browser_pids()) - others
         os.kill(browser, signal.SIGKILL)
         time.sleep(0.5)    # Playwright notices the closed pipe
         statuses = [run_prepared(cleaner, fine).result.status for _ in range(2)]

@@ -52,3 +52,12 @@ FLOATS = f"""<html><body style="margin:0"><div id="wrap">
 <div id="main" style="float:left;margin-left:80px;width:700px">
   <h1>A headline</h1><p>{PARA}</p><p>{PARA}</p><p>{PARA}</p></div>
 </div></body></html>"""
+
+# A Chinese article (no spaces between words) above a spaced English footer of links: every paragraph is one
+# whitespace token, the footer a dozen.
+ZH_PARA = "谷歌在二零一四年收购的人工智能公司开发出一款能够用自己的记忆学习新知识并利用这些知识来回答问题的计算机。"
+CJK = f"""<html><body style="margin:0"><div style="width:800px">
+<h1>人工智能的新进展</h1><p>{ZH_PARA}</p><p>{ZH_PARA}</p><p>{ZH_PARA}</p></div>
+<div style="margin-top:40px;width:800px;background:#eeeeee"><p><a href="/a">About Tencent</a> |
+<a href="/t">Terms of Service</a> | <a href="/p">Privacy Policy</a> | <a href="/j">Jobs at Tencent</a> |
+<a href="/h">Help Centre</a> Copyright 1998 - 2016 Tencent</p></div></body></html>"""
