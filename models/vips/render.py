@@ -127,10 +127,15 @@ class VisualPage:
 
 
 _HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
+# <meta http-equiv="refresh"> navigates even with JavaScript off: the tab would leave the archived page
+# (to an offline error page) before its visual DOM is read
+_REFRESH = re.compile(r"""<meta\b[^>]*http-equiv\s*=\s*["']?refresh\b[^>]*>""", re.IGNORECASE)
 
 
 def with_base(markup: str, url: str) -> str:
-    """The markup with `<base href=url>` first in its head (or first of all when it has no head tag)."""
+    """The markup with `<base href=url>` first in its head (or first of all when it has no head tag), and
+    without its meta refreshes."""
+    markup = _REFRESH.sub("", markup)
     base = f'<base href="{escape(url, quote=True)}">'
     match = _HEAD.search(markup, 0, 20_000)
     if match is None:

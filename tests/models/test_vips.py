@@ -186,6 +186,18 @@ def test_without_resources_no_request_leaves_the_browser():
     assert next(n for n in page.nodes if n.text == "plain").font_size == 16
 
 
+def test_a_meta_refresh_does_not_take_the_tab_off_the_page():
+    renderer = Renderer(RenderOptions())
+    try:
+        for refresh in ('<META http-equiv="Refresh" content="0;URL=http://elsewhere.test/cookies.html">',
+                        "<meta http-equiv=refresh content='0; url=/upgrade.html' />"):
+            page = renderer.render(f"<html><head>{refresh}</head><body><p>archived text</p></body></html>",
+                                   "http://example.test/a.html")
+            assert [n.text for n in page.nodes if n.is_text] == ["archived text"]
+    finally:
+        renderer.close()
+
+
 def test_javascript_is_off_unless_asked_for():
     html = "<html><body><p id=x>archived</p><script>document.getElementById('x').textContent='scripted'</script>"
     for javascript, expected in ((False, "archived"), (True, "scripted")):
