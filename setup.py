@@ -31,7 +31,8 @@ setup(
                   # the stopword list and the trained models (scripts/train_web2text.py)
                   "pagesieve.models.web2text": ["*.txt", "weights/*.npz", "weights/*.json"],
                   "pagesieve.models.blocknet": ["weights/*.npz", "weights/*.json"],
-                  "pagesieve.models.freedom": ["weights/*.npz", "weights/*.json"]},
+                  "pagesieve.models.freedom": ["weights/*.npz", "weights/*.json"],
+                  "pagesieve.models.vips": ["*.js"]},           # the visual DOM script run in Chromium
     install_requires=[
         "pyspark>=4.0,<5",
         "pandas>=2.2,<3",
@@ -47,6 +48,7 @@ setup(
         "datasketch>=2.0,<3",     # dedup: MinHash signatures (the 2.0 affine32 scheme)
         "apted>=1.0.3",           # tree edit distance for AMBER's record segmentation
         "scrapy>=2.19,<2.20",     # spiders/: crawl-time mode; 2.19 verified (RemoteControl, reactor notes)
+        "playwright>=1.65,<1.66",  # VIPS renders in Debian's /usr/bin/chromium (scripts/setup.sh installs it)
         "py3langid>=0.4,<0.5",    # documents.language; the model ships in the wheel (no download)
     ],
     extras_require={

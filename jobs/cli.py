@@ -13,6 +13,8 @@ COMMANDS = {
     "ingest": ("pagesieve.jobs.ingest", "archives or HTML folders -> pages (Parquet)"),
     "clean": ("pagesieve.jobs.clean", "pages -> documents (boilerplate removal)"),
     "extract": ("pagesieve.jobs.extract", "pages -> records (structured extraction)"),
+    "segment": ("pagesieve.jobs.segment", "pages -> segments (VIPS visual block trees, rendered in Chromium)"),
+    "vips-show": ("pagesieve.jobs.vips_show", "draw a page's VIPS blocks over its screenshot (PNG)"),
     "dedup": ("pagesieve.jobs.dedup", "documents -> documents + dup_cluster, dup_of (exact and near duplicates)"),
     "filter": ("pagesieve.jobs.filter", "documents -> documents + quality signals + removed_by (Gopher, C4)"),
     "export": ("pagesieve.jobs.export", "documents -> Pyserini JSONL / Parquet; records -> JSONL / Parquet"),
@@ -23,7 +25,7 @@ COMMANDS = {
 }
 
 USAGE = "usage: pagesieve COMMAND [options]   (pagesieve COMMAND --help for its options)\n\ncommands:\n" + "\n".join(
-    f"  {name:<8} {help_}" for name, (_, help_) in COMMANDS.items())
+    f"  {name:<11} {help_}" for name, (_, help_) in COMMANDS.items())
 
 
 def main(argv: list[str] | None = None) -> int:

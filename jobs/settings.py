@@ -13,8 +13,8 @@ from pagesieve.models.page.language import LanguageID
 from pagesieve.models.quality import QualityRules
 from pagesieve.settings import Settings
 
-__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "FilterSettings",
-           "DedupSettings", "JOB_SETTINGS"]
+__all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "SegmentSettings",
+           "FilterSettings", "DedupSettings", "JOB_SETTINGS"]
 
 
 def _positive(**values: float) -> None:
@@ -75,6 +75,25 @@ class CleanSettings(Settings):
             return LanguageID(self.language_detector, self.language_min_chars, self.language_max_chars)
         except ValueError as exc:
             raise ValueError(f"language_detector: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentSettings(Settings):
+    conf_name = "jobs"
+    conf_section = "segment"
+
+    method: str = "vips"
+    page_timeout_s: float = 60.0
+    guard: str = "process"
+    min_partitions: int = 0
+
+    def __post_init__(self) -> None:
+        if self.page_timeout_s < 0:
+            raise ValueError(f"page_timeout_s must be >= 0 (0: no deadline), got {self.page_timeout_s}")
+        if self.guard not in GUARDS:
+            raise ValueError(f"guard must be one of {', '.join(GUARDS)}, got {self.guard!r}")
+        if self.min_partitions < 0:
+            raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,4 +178,5 @@ class DedupSettings(Settings):
 
 
 JOB_SETTINGS: dict[str, type[Settings]] = {"ingest": IngestSettings, "clean": CleanSettings, "export": ExportSettings,
-                                          "stream": StreamSettings, "filter": FilterSettings, "dedup": DedupSettings}
+                                          "stream": StreamSettings, "segment": SegmentSettings,
+                                          "filter": FilterSettings, "dedup": DedupSettings}

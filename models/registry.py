@@ -20,7 +20,7 @@ from pagesieve.settings import ConfigError, Settings
 from .page import Method
 
 __all__ = ["MethodEntry", "METHODS", "KIND_NOUNS", "resolve", "method_class", "load_settings", "build_method",
-           "names_of_kind"]
+           "names_of_kind", "BY_KIND"]
 
 KIND_NOUNS = {"cleaner": "a cleaner", "extractor": "an extractor", "segmenter": "a segmenter"}
 
@@ -46,6 +46,8 @@ METHODS: dict[str, MethodEntry] = {e.name: e for e in (
                 "pagesieve.models.amber.method:AmberSettings"),
     MethodEntry("freedom", "extractor", "pagesieve.models.freedom.method:FreeDOM",
                 "pagesieve.models.freedom.settings:FreeDOMSettings"),
+    MethodEntry("vips", "cleaner", "pagesieve.models.vips.method:VIPSCleaner",
+                "pagesieve.models.vips.settings:VIPSSettings"),
     MethodEntry("trafilatura", "cleaner", f"{_PEERS}.trafilatura:Trafilatura"),
     MethodEntry("trafilatura_precision", "cleaner", f"{_PEERS}.trafilatura:TrafilaturaPrecision"),
     MethodEntry("resiliparse", "cleaner", f"{_PEERS}.resiliparse:Resiliparse"),
@@ -54,6 +56,13 @@ METHODS: dict[str, MethodEntry] = {e.name: e for e in (
     MethodEntry("boilerpy3", "cleaner", f"{_PEERS}.boilerpy3:BoilerPy3"),
     MethodEntry("all_text", "cleaner", f"{_PEERS}.all_text:AllVisibleText"),
 )}
+
+# A name that is a method of more than one kind: the job's kind picks the entry (`segment` runs the VIPS
+# segmenter, `clean --method vips` its cleaner); both read the same `[vips]` settings.
+BY_KIND: dict[tuple[str, str], MethodEntry] = {
+    ("vips", "segmenter"): MethodEntry("vips", "segmenter", "pagesieve.models.vips.method:VIPS",
+                                       "pagesieve.models.vips.settings:VIPSSettings"),
+}
 
 
 def _import(path: str) -> Any:
@@ -73,7 +82,7 @@ def _import(path: str) -> Any:
 
 
 def names_of_kind(kind: str) -> list[str]:
-    return sorted(n for n, e in METHODS.items() if e.kind == kind)
+    return sorted({n for n, e in METHODS.items() if e.kind == kind} | {n for n, k in BY_KIND if k == kind})
 
 
 def resolve(name: str, kind: str | None = None) -> MethodEntry:
@@ -83,7 +92,8 @@ def resolve(name: str, kind: str | None = None) -> MethodEntry:
         ConfigError: an unknown name, a dotted path that does not import or is not a method, or a
             method of another kind (one line naming the method and what the job needs).
     """
-    entry = METHODS.get(name)
+    entry = BY_KIND.get((name, kind)) if kind else None
+    entry = entry or METHODS.get(name)
     if entry is None:
         if "." not in name and ":" not in name:
             known = names_of_kind(kind) if kind else sorted(METHODS)

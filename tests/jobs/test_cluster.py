@@ -135,3 +135,48 @@ def test_the_corpus_stages_run_unchanged_on_the_cluster(cluster, spark):
     on_cluster, local = rows(base / "deduped"), rows(base / "local_deduped")
     assert len(on_cluster) == 60 and on_cluster == local
     assert any(r[1] for r in on_cluster)          # the rules removed something, so the filter UDF really ran
+
+
+def test_the_segment_job_runs_unchanged_on_the_cluster(cluster, spark, shared_data):
+    """VIPS under spark-submit: each executor starts Debian's Chromium itself (same machine), the visual-DOM
+    script comes out of the zip, and every block of every page equals local mode's, boxes included."""
+    import pyarrow as pa
+
+    from pagesieve.jobs import segment
+    from pagesieve.schemas import PAGES
+
+    sys.path.insert(0, str(ROOT / "tests" / "models"))
+    import vips_layouts as layouts
+
+    base = cluster.base
+    rows = [{"page_id": f"dragnet/{i}", "url": f"http://dragnet.test/{i}.html", "content_type": "text/html",
+             "body": (shared_data / "dragnet" / "input" / f"{i}.html").read_bytes(), "ingest_status": "ok"}
+            for i in ("102", "103", "106")]
+    rows += [{"page_id": "layout/sidebar", "url": "http://example.test/", "content_type": "text/html",
+              "body": layouts.SIDEBAR.encode(), "ingest_status": "ok"},
+             {"page_id": "bad/empty", "body": b"", "content_type": "text/html", "ingest_status": "ok"}]
+    (base / "segment_pages").mkdir()
+    pq.write_table(pa.Table.from_pylist(rows, schema=PAGES), base / "segment_pages" / "part-0.parquet")
+    apps_before = {p.name for p in cluster.events.glob("app-*")}
+    cluster.submit("segment", "--pages", str(base / "segment_pages"), "--out", str(base / "segments"),
+                   zip_path=build_zip())
+    (segment_app,) = {p.name for p in cluster.events.glob("app-*")} - apps_before
+
+    config = load_config(job_parser("x", "").parse_args([]), ["vips"], kind="segmenter")
+    segment.run(spark, str(base / "segment_pages"), str(base / "local_segments"), config, Report("segment", config),
+                segment.method_spec(config))
+
+    def blocks(path: Path) -> list[tuple]:
+        return sorted((r["page_id"], r["status"], r["block_id"] or "", r["parent_id"] or "", r["doc"] or 0,
+                       tuple((r["bbox"] or {}).values()), tuple(r["xpaths"] or ()), r["text"] or "", bool(r["is_main"]))
+                      for r in pq.read_table(path).to_pylist())
+
+    on_cluster = blocks(base / "segments")
+    assert on_cluster == blocks(base / "local_segments")
+    statuses = {page: status for page, status, *_ in on_cluster}
+    assert statuses == {"dragnet/102": "ok", "dragnet/103": "ok", "dragnet/106": "ok", "layout/sidebar": "ok",
+                        "bad/empty": "empty"}
+    assert sum(1 for b in on_cluster if b[0].startswith("dragnet/")) > 3 * 5     # real trees, not one root each
+    report = json.loads((base / "segments" / "_report.json").read_text())
+    assert report["accounting"]["pages"]["ok"] is True
+    assert udf_executors(cluster.events)[segment_app]       # the browsers ran in the cluster's executors

@@ -20,7 +20,15 @@ def test_each_entry_says_its_class_kind_and_settings(name):
     assert cls.name == name and cls.kind() == entry.kind
     assert settings_class(name) is cls.settings_class
     # FreeDOM's node selection compares the pages of a site: the one registered method grouped by site
-    assert cls.needs in ("markup", "tree") and cls.group_by == ("site" if name == "freedom" else None)
+    assert cls.group_by == ("site" if name == "freedom" else None)
+    # only VIPS renders the page (in a browser it owns)
+    assert cls.needs in ("markup", "tree", "rendered") and (cls.needs == "rendered") == (name == "vips")
+
+
+def test_vips_is_a_cleaner_for_clean_and_a_segmenter_for_segment():
+    assert method_class("vips", "cleaner").kind() == "cleaner"
+    assert method_class("vips", "segmenter").kind() == "segmenter"
+    assert settings_class("vips", "segmenter") is settings_class("vips", "cleaner")
 
 
 def test_a_users_method_loads_by_dotted_path_in_both_spellings():

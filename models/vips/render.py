@@ -1,0 +1,338 @@
+"""Rendering archived pages in headless Chromium, with no live network: the visual DOM VIPS reads.
+
+One `Renderer` per Python worker owns one browser (Debian's `/usr/bin/chromium` driven by Playwright; never
+`playwright install`), one context and one tab, reused page after page. The browser is started on first use
+and restarted after `restart_after_pages` pages, after it crashes, and after any failure or interruption in
+the middle of a page (a timeout, the runner's alarm), because a tab that stopped half-way cannot be trusted.
+
+How a page is shown (STACK.md section 5):
+- the archived HTML is served from memory with `set_content`, a `<base href=URL>` put first in its head so
+  that relative URLs resolve as on the live site; `set_content` + one evaluate measured 6x faster than a
+  `goto` answered by a route (16 ms vs 109 ms a page here);
+- with `resources` (a lookup by URL, e.g. the stylesheets of the same pages table) every other request goes
+  through one route: a resource found is fulfilled from memory, anything else is aborted; without it the
+  context is offline, so the browser fails every request itself. Either way nothing reaches the network;
+- JavaScript is off by default (the archived DOM as served; nothing can loop). With `javascript = true`
+  scripts run for at most `js_budget_ms` after the DOM is parsed, then script execution is switched off
+  and the DOM is read. A script already spinning by then blocks the tab: run such pages under
+  `guard = "process"`, which kills the worker's child (and with it its browser);
+- a fixed viewport (`viewport_width` x `viewport_height`), scale 1; `page_timeout_s` bounds loading.
+
+One JavaScript call (`visual_dom.js`) returns the visual DOM: every element under `<body>` in document order
+with its tag, XPath, box, font size and weight, own background colour, display and visibility, and every
+non-blank text node with its own box (a Range). `display: none` subtrees stop at their root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from html import escape
+from importlib import resources as package_files
+from typing import Any
+
+from pagesieve.models.page import PageError
+
+__all__ = ["RenderOptions", "Renderer", "RenderError", "RenderTimeout", "VisualNode", "VisualPage",
+           "ResourceLookup", "FLAGS", "with_base"]
+
+log = logging.getLogger(__name__)
+
+# STACK.md section 5: no sandbox (containers), no GPU, and nothing in the background that calls home.
+# Site isolation off: every cross-site iframe of a page would start a renderer process of its own, a third
+# of the loading time of real pages on one core (scripts/bench_vips.py); the pages are archived, offline
+# and scriptless by default, so there is no live site for one frame to attack another's data in.
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio",
+         "--disable-site-isolation-trials", "--disable-features=IsolateOrigins,site-per-process"]
+# A page with no URL still needs a base that no request can reach.
+NO_URL = "http://pagesieve.invalid/"
+
+# url -> (body, content type), or None to block the request
+ResourceLookup = Callable[[str], "tuple[bytes, str] | None"]
+
+
+class RenderError(PageError):
+    """The browser failed on the page (crashed, closed, refused it)."""
+
+    status = "error"
+
+
+class RenderTimeout(PageError):
+    status = "timeout"
+
+
+@dataclass(frozen=True, slots=True)
+class RenderOptions:
+    """How pages are rendered (the VIPS settings' render keys; see conf/vips.toml)."""
+
+    executable_path: str = "/usr/bin/chromium"
+    viewport_width: int = 1280
+    viewport_height: int = 800
+    javascript: bool = False
+    js_budget_ms: int = 500
+    page_timeout_s: float = 20.0
+    restart_after_pages: int = 1000
+    max_nodes: int = 50_000
+
+
+@dataclass(slots=True)
+class VisualNode:
+    """One element or text node of the rendered page. `tag` is "#text" for a text node."""
+
+    index: int
+    parent: int                 # -1 for the root (<body>)
+    tag: str
+    xpath: str
+    x: float
+    y: float
+    w: float
+    h: float
+    font_size: float
+    font_weight: int
+    background: str | None      # own computed background colour; None when transparent
+    display: str
+    visibility: str
+    text: str | None
+    in_link: bool
+    children: list[int]
+
+    @property
+    def is_text(self) -> bool:
+        return self.tag == "#text"
+
+    @property
+    def area(self) -> float:
+        return self.w * self.h
+
+
+@dataclass(frozen=True, slots=True)
+class VisualPage:
+    """The visual DOM of one page: nodes[0] is the root; times in milliseconds."""
+
+    nodes: tuple[VisualNode, ...]
+    title: str
+    width: float
+    height: float
+    truncated: bool
+    render_ms: float
+    extract_ms: float
+
+
+_HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
+# <meta http-equiv="refresh"> navigates even with JavaScript off: the tab would leave the archived page
+# (to an offline error page) before its visual DOM is read
+_REFRESH = re.compile(r"""<meta\b[^>]*http-equiv\s*=\s*["']?refresh\b[^>]*>""", re.IGNORECASE)
+
+
+def with_base(markup: str, url: str) -> str:
+    """The markup with `<base href=url>` first in its head (or first of all when it has no head tag), and
+    without its meta refreshes."""
+    markup = _REFRESH.sub("", markup)
+    base = f'<base href="{escape(url, quote=True)}">'
+    match = _HEAD.search(markup, 0, 20_000)
+    if match is None:
+        return base + markup
+    return markup[:match.end()] + base + markup[match.end():]
+
+
+class _Driver:
+    """Playwright's driver, one per process: the sync API refuses a second one in the same thread, and a
+    worker may hold two VIPS methods (the segmenter and the cleaner), each with its own browser. Counted,
+    so the last browser closed stops it; a forked child never reuses its parent's (its event loop and pipes
+    belong to the parent)."""
+
+    handle: Any = None
+    users = 0
+    pid = 0
+
+    @classmethod
+    def acquire(cls) -> Any:
+        from playwright.sync_api import sync_playwright
+
+        if cls.handle is not None and cls.pid != os.getpid():
+            cls.handle, cls.users = None, 0
+        if cls.handle is None:
+            cls.handle, cls.pid = sync_playwright().start(), os.getpid()
+        cls.users += 1
+        return cls.handle
+
+    @classmethod
+    def release(cls) -> None:
+        if cls.handle is None or cls.pid != os.getpid():
+            return
+        cls.users -= 1
+        if cls.users <= 0:
+            handle, cls.handle, cls.users = cls.handle, None, 0
+            handle.stop()
+
+
+def _visual_dom_script() -> str:
+    return package_files.files("pagesieve.models.vips").joinpath("visual_dom.js").read_text("utf-8")
+
+
+class Renderer:
+    """One browser, reused across pages. Not thread-safe; one per worker process.
+
+    Args:
+        options: viewport, JavaScript, timeouts, restart period.
+        resources: looks up a sub-resource by absolute URL; None (the default) blocks every sub-resource.
+    """
+
+    def __init__(self, options: RenderOptions | None = None, resources: ResourceLookup | None = None) -> None:
+        self.options = options or RenderOptions()
+        self.resources = resources
+        self.starts = 0
+        self._script = _visual_dom_script()
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._page: Any = None
+        self._cdp: Any = None
+        self._pages_since_start = 0
+
+    # -- browser lifecycle -------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        o = self.options
+        self._playwright = _Driver.acquire()
+        try:
+            self._browser = self._playwright.chromium.launch(executable_path=o.executable_path, headless=True,
+                                                             args=FLAGS, timeout=60_000)
+        except Exception as exc:
+            self._stop()
+            raise RenderError(f"cannot start {o.executable_path} (scripts/setup.sh installs it): {exc}") from None
+        # With nothing to serve, the browser itself fails every request (offline): a route would cost a
+        # round trip to this process per image and stylesheet (~40 ms a real page, scripts/bench_vips.py).
+        context = self._browser.new_context(viewport={"width": o.viewport_width, "height": o.viewport_height},
+                                            device_scale_factor=1, java_script_enabled=o.javascript,
+                                            service_workers="block", accept_downloads=False,
+                                            offline=self.resources is None)
+        if self.resources is not None:
+            context.route("**/*", self._route)
+        self._page = context.new_page()
+        self._page.set_default_timeout(o.page_timeout_s * 1000)
+        if o.javascript:
+            self._cdp = context.new_cdp_session(self._page)
+        self._pages_since_start = 0
+        self.starts += 1
+        log.info("chromium started (%d time(s) in this worker, JavaScript %s)", self.starts,
+                 "on" if o.javascript else "off")
+
+    def _stop(self) -> None:
+        try:
+            if self._browser is not None:
+                self._browser.close()
+        except Exception as exc:  # noqa: BLE001 - a dead browser cannot be closed politely
+            log.debug("while closing chromium: %s", exc)
+        try:
+            if self._playwright is not None:
+                _Driver.release()
+        except Exception as exc:  # noqa: BLE001
+            log.debug("while stopping playwright: %s", exc)
+        self._playwright = self._browser = self._page = self._cdp = None
+
+    def close(self) -> None:
+        """Shut the browser (idempotent); the next page starts a new one."""
+        self._stop()
+
+    def _ready(self) -> Any:
+        if self._page is not None and (self._pages_since_start >= self.options.restart_after_pages
+                                       or self._page.is_closed()):
+            self._stop()
+        if self._page is None:
+            self._start()
+        self._pages_since_start += 1
+        return self._page
+
+    def _route(self, route: Any) -> None:
+        found = self.resources(route.request.url) if self.resources is not None else None
+        if found is None:
+            route.abort()
+        else:
+            body, content_type = found
+            route.fulfill(status=200, body=body, content_type=content_type)
+
+    # -- pages -------------------------------------------------------------------------------------------
+
+    def _load(self, markup: str, url: str | None) -> Any:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        page = self._ready()
+        html = with_base(markup, url if url and url.startswith(("http://", "https://")) else NO_URL)
+        try:
+            if self.options.javascript:
+                self._cdp.send("Emulation.setScriptExecutionDisabled", {"value": False})
+                page.set_content(html, wait_until="domcontentloaded")
+                with contextlib.suppress(PlaywrightTimeout):   # the budget is spent: read the DOM as it is now
+                    page.wait_for_load_state("load", timeout=self.options.js_budget_ms)
+                self._cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
+            else:
+                page.set_content(html, wait_until="load")
+        except PlaywrightTimeout:
+            self._stop()
+            raise RenderTimeout(f"page not loaded within {self.options.page_timeout_s:g} s") from None
+        return page
+
+    def _guarded(self, work: Callable[[], Any]) -> Any:
+        """Run browser work; any failure or interruption restarts the browser before it propagates."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        try:
+            return work()
+        except PageError:
+            raise
+        except PlaywrightError as exc:
+            self._stop()
+            raise RenderError(f"chromium: {exc}") from None
+        except BaseException:
+            self._stop()   # the runner's deadline (or ^C) interrupted a call half-way
+            raise
+
+    def render(self, markup: str, url: str | None = None) -> VisualPage:
+        """The visual DOM of a page.
+
+        Args:
+            markup: the decoded HTML.
+            url: the page's URL (the base for its relative URLs); None or a non-HTTP URL: no base.
+
+        Raises:
+            RenderTimeout: the page did not load within `page_timeout_s` (the browser is restarted).
+            RenderError: the browser crashed or refused the page (restarted on the next page).
+        """
+        def work() -> VisualPage:
+            start = time.perf_counter()
+            page = self._load(markup, url)
+            loaded = time.perf_counter()
+            data = json.loads(page.evaluate(self._script, self.options.max_nodes))
+            done = time.perf_counter()
+            return VisualPage(_nodes(data["nodes"]), data["title"], float(data["width"]), float(data["height"]),
+                              bool(data["truncated"]), (loaded - start) * 1000, (done - loaded) * 1000)
+
+        return self._guarded(work)
+
+    def screenshot(self, markup: str, url: str | None, path: str) -> VisualPage:
+        """Render a page, write a full-page PNG to `path`, and return its visual DOM (same boxes)."""
+        def work() -> VisualPage:
+            page = self._load(markup, url)
+            data = json.loads(page.evaluate(self._script, self.options.max_nodes))
+            page.screenshot(path=path, full_page=True)
+            return VisualPage(_nodes(data["nodes"]), data["title"], float(data["width"]), float(data["height"]),
+                              bool(data["truncated"]), 0.0, 0.0)
+
+        return self._guarded(work)
+
+
+def _nodes(rows: list[list[Any]]) -> tuple[VisualNode, ...]:
+    nodes = tuple(VisualNode(i, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12],
+                             r[13], []) for i, r in enumerate(rows))
+    for node in nodes:
+        if node.parent >= 0:
+            nodes[node.parent].children.append(node.index)
+    return nodes
