@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from .extraction import VisualTree
+from .render import VisualNode
 from .settings import VIPSSettings
 from .structure import VipsBlock
 
@@ -58,16 +59,26 @@ def leaf_text(tree: VisualTree, block: VipsBlock) -> LeafText:
     """The visible text of a leaf (its text nodes in document order) and how much of it is in links."""
     if block.node is None:
         return LeafText("", 0, 0)
-    parts, words, link_words = [], 0, 0
+    text, words, link_words, last = "", 0, 0, None
     for t in tree.text_nodes(block.node):
         tokens = (t.text or "").split()
         if not tokens:
             continue
-        parts.append(" ".join(tokens))
-        n = count_words(parts[-1])
+        part = " ".join(tokens)
+        n = count_words(part)
         words += n
         link_words += n if t.in_link else 0
-    return LeafText(" ".join(parts), words, link_words)
+        text = part if last is None else text + ("" if _glued(last, t) else " ") + part
+        last = t
+    return LeafText(text, words, link_words)
+
+
+def _glued(before: VisualNode, after: VisualNode) -> bool:
+    """Whether two text nodes are one run of text: no whitespace between them in the markup and on one line
+    (`<a>Reuters</a>,` is "Reuters," not "Reuters ,"; `<li>a</li><li>b</li>` stays "a b")."""
+    if before.text[-1:].isspace() or after.text[:1].isspace():
+        return False
+    return after.y < before.y + before.h and before.y < after.y + after.h
 
 
 def choose_main(root: VipsBlock, texts: dict[int, LeafText], settings: VIPSSettings) -> set[int]:

@@ -126,6 +126,16 @@ def test_cleaner_keeps_the_main_column_and_its_heading():
     assert "Home" not in result.text and result.text.count(layouts.PARA) == 3
 
 
+def test_text_nodes_of_one_run_of_text_are_not_split_by_a_space():
+    # `<a>Reuters</a>,` read "Reuters ," (every text node was joined with a space); list items stay apart
+    page = (f"<html><body><p>{layouts.PARA} According to <a href='/r'>Reuters</a>, the <b>bold</b>face and "
+            f"<i>it</i>alic stay whole.</p><p>{layouts.PARA}</p><p>{layouts.PARA}</p>"
+            "<ul><li>first</li><li>second</li></ul></body></html>")
+    with VIPSCleaner() as cleaner:
+        result = cleaner.process(prepare(PageInput(page.encode(), url="http://example.test/")).page)
+    assert "According to Reuters, the boldface and italic stay whole." in result.text
+
+
 def test_chinese_paragraphs_are_content_and_the_spaced_footer_is_not():
     assert count_words(layouts.ZH_PARA) == len(layouts.ZH_PARA) and count_words("two words") == 2
     with VIPSCleaner() as cleaner:
