@@ -74,11 +74,17 @@ def leaf_text(tree: VisualTree, block: VipsBlock) -> LeafText:
 
 
 def _glued(before: VisualNode, after: VisualNode) -> bool:
-    """Whether two text nodes are one run of text: no whitespace between them in the markup and on one line
-    (`<a>Reuters</a>,` is "Reuters," not "Reuters ,"; `<li>a</li><li>b</li>` stays "a b")."""
+    """Whether two text nodes are one run of text: no whitespace between them in the markup, and `after` starts
+    where `before` ends on its line (`<a>Reuters</a>,` is "Reuters," not "Reuters ,"; two table cells or list
+    items side by side stay apart)."""
     if before.text[-1:].isspace() or after.text[:1].isspace():
         return False
-    return after.y < before.y + before.h and before.y < after.y + after.h
+    if not (after.y < before.y + before.h and before.y < after.y + after.h):
+        return False
+    end = before.x + before.w
+    if after.h > 1.5 * before.h:   # `after` wraps: its box starts at its column's left, left of where `before` ends
+        return after.x < end
+    return abs(after.x - end) <= 1.0
 
 
 def choose_main(root: VipsBlock, texts: dict[int, LeafText], settings: VIPSSettings) -> set[int]:
