@@ -74,8 +74,13 @@ class MethodSpec:
            max_site_pages: int = 0) -> MethodSpec:
         """Resolve a registered name or dotted path and check its settings (ConfigError on any problem)."""
         entry = resolve(method, kind)
-        return cls(entry.path, entry.kind, load_settings(method, overrides, kind), timeout_s or None, guard,
+        spec = cls(entry.path, entry.kind, load_settings(method, overrides, kind), timeout_s or None, guard,
                    language if entry.kind == "cleaner" else None, max_site_pages)
+        if spec.method_class().needs == "rendered" and guard != "process":
+            # a browser lives in the supervised child, never in the Spark worker itself: a worker that kept a
+            # browser (and Playwright's event loop) from a vips task hung a later task of another method (CI)
+            spec = dataclasses.replace(spec, guard="process")
+        return spec
 
     @property
     def table(self) -> OutputTable:

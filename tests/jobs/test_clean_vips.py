@@ -31,6 +31,7 @@ def test_clean_with_vips_writes_the_main_column_and_accounts_for_every_page(spar
     pq.write_table(pa.Table.from_pylist(rows, schema=PAGES), tmp_path / "pages" / "part-0.parquet")
     config = load_config(job_parser("clean", "").parse_args([]), ["vips"], kind="cleaner")
     spec = clean.method_spec(config, "vips")
+    assert spec.guard == "process"   # a rendering method's browser never lives in the Spark worker (clean.guard: alarm)
     report = Report("clean", config)
     n = clean.run(spark, str(tmp_path / "pages"), str(tmp_path / "docs"), config, report, spec)
     data = report.finish(n, str(tmp_path / "docs"), quiet=True)
