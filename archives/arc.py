@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from typing import IO, Any
 
-from pagesieve.archives.gzip_members import GZIP_MAGIC, find_member, iter_members
+from pagesieve.archives.gzip_members import GZIP_MAGIC, PADDING, find_member, iter_members
 from pagesieve.archives.rows import (
     add_body,
     get_header,
@@ -24,7 +24,6 @@ from pagesieve.archives.rows import (
 __all__ = ["read_arc"]
 
 logger = logging.getLogger(__name__)
-_BLANK = b"\r\n\t \0"
 _HEAD_ROOM = 1 << 20  # decompressed bytes kept beyond the body cap, for the ARC and HTTP headers
 
 
@@ -170,7 +169,7 @@ def _read_with_warcio(path: str, fh: IO[bytes], size: int, cap: int, start: int)
                 failure = exc
         if not gz:  # the blank line that ends the last good record is its own, not damage
             head = _peek(fh, end, 64)
-            end += len(head) - len(head.lstrip(_BLANK))
+            end += len(head) - len(head.lstrip(PADDING))
         nxt = find_member(fh, end + 1) if gz else _next_record_line(fh, end + 1)
         if pending:
             if nxt is not None or not gz:
@@ -225,11 +224,11 @@ def _up_to(row: dict, end: int, nxt: int, plain: IO[bytes] | None, path: str) ->
         plain.seek(end)
         gap = plain.read(nxt - end)
         plain.seek(pos)
-    if not gap.strip(_BLANK):
+    if not gap.strip(PADDING):
         row["source_length"] = nxt - row["source_offset"]
         yield row
         return
-    end += len(gap) - len(gap.lstrip(_BLANK))
+    end += len(gap) - len(gap.lstrip(PADDING))
     row["source_length"] = end - row["source_offset"]
     yield row
     yield reader_row(path, skip_reason="read_error", source_offset=end, source_length=nxt - end, source_profile="arc",

@@ -11,14 +11,14 @@ import zlib
 from collections.abc import Iterator
 from typing import IO, Any, NamedTuple
 
-__all__ = ["GZIP_MAGIC", "GzipMembers", "Piece", "Skip", "find_member", "iter_members"]
+__all__ = ["GZIP_MAGIC", "PADDING", "GzipMembers", "Piece", "Skip", "find_member", "iter_members"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 _MEMBER = GZIP_MAGIC + b"\x08"  # magic plus deflate, the only method gzip defines: fewer false starts
 _PROBE = 1 << 16  # compressed bytes tried per candidate member
 # What a member holding a record starts with: a WARC version line, or an ARC record line (`url ip date`).
 _RECORD_START = re.compile(rb"[\r\n]*(WARC/\d+\.\d+\r?\n|[a-z][a-z0-9+.-]*:\S* \S+ \d{14} )")
-_PADDING = b"\0\r\n\t "
+PADDING = b"\0\r\n\t "
 # [decompressed offset where the damage starts, file start, file end, message or None for mere padding,
 #  decompressed offset where it ends]: output in between came from a broken member (suspect).
 Skip = list
@@ -154,11 +154,11 @@ class GzipMembers(io.RawIOBase):
             if i < 0:
                 # searched: drop all but the last 2 bytes (a header may straddle the next chunk)
                 gone = max(len(self._in) - 2, 0)
-                only_padding = only_padding and not self._in[max(start - self._in_off, 0):gone].strip(_PADDING)
+                only_padding = only_padding and not self._in[max(start - self._in_off, 0):gone].strip(PADDING)
                 self._in, self._in_off = self._in[gone:], self._in_off + gone
                 if self._eof or not self._more():
                     end = self._in_off + len(self._in)
-                    only_padding = only_padding and not self._in.strip(_PADDING)
+                    only_padding = only_padding and not self._in.strip(PADDING)
                     message = None if only_padding else (
                         f"{why}: skipped {end - start} bytes at {start}-{end}; no gzip member holding a record "
                         "follows")
@@ -278,7 +278,7 @@ def _skipped(raw: IO[bytes], pos: int, size: int, why: str) -> Piece:
     end = size if nxt is None else nxt
     if end - pos <= 1 << 20 and not why.startswith("corrupt"):
         raw.seek(pos)
-        if not raw.read(end - pos).strip(_PADDING):
+        if not raw.read(end - pos).strip(PADDING):
             return Piece("skip", pos, end)  # padding between or after members: no damage
     goes_on = f"reading goes on at the gzip member at {nxt}" if nxt is not None else (
         "no gzip member holding a record follows")

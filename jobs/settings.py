@@ -23,6 +23,16 @@ def _positive(**values: float) -> None:
             raise ValueError(f"{name} must be > 0, got {value}")
 
 
+def _check_page_job(page_timeout_s: float, guard: str, min_partitions: int) -> None:
+    """The keys every job that runs a method over pages has (clean, segment)."""
+    if page_timeout_s < 0:
+        raise ValueError(f"page_timeout_s must be >= 0 (0: no deadline), got {page_timeout_s}")
+    if guard not in GUARDS:
+        raise ValueError(f"guard must be one of {', '.join(GUARDS)}, got {guard!r}")
+    if min_partitions < 0:
+        raise ValueError(f"min_partitions must be >= 0, got {min_partitions}")
+
+
 @dataclass(frozen=True, slots=True)
 class IngestSettings(Settings):
     conf_name = "jobs"
@@ -55,12 +65,7 @@ class CleanSettings(Settings):
     def __post_init__(self) -> None:
         if self.max_site_pages < 0:
             raise ValueError(f"max_site_pages must be >= 0 (0: no cap), got {self.max_site_pages}")
-        if self.page_timeout_s < 0:
-            raise ValueError(f"page_timeout_s must be >= 0 (0: no deadline), got {self.page_timeout_s}")
-        if self.guard not in GUARDS:
-            raise ValueError(f"guard must be one of {', '.join(GUARDS)}, got {self.guard!r}")
-        if self.min_partitions < 0:
-            raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+        _check_page_job(self.page_timeout_s, self.guard, self.min_partitions)
         _positive(language_min_chars=self.language_min_chars)
         if self.language_max_chars < self.language_min_chars:
             raise ValueError(f"language_max_chars must be >= language_min_chars ({self.language_min_chars}), "
@@ -88,12 +93,7 @@ class SegmentSettings(Settings):
     min_partitions: int = 0
 
     def __post_init__(self) -> None:
-        if self.page_timeout_s < 0:
-            raise ValueError(f"page_timeout_s must be >= 0 (0: no deadline), got {self.page_timeout_s}")
-        if self.guard not in GUARDS:
-            raise ValueError(f"guard must be one of {', '.join(GUARDS)}, got {self.guard!r}")
-        if self.min_partitions < 0:
-            raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+        _check_page_job(self.page_timeout_s, self.guard, self.min_partitions)
 
 
 @dataclass(frozen=True, slots=True)

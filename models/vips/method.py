@@ -86,8 +86,13 @@ def segments_of(analysis: Analysis) -> tuple[Segment, ...]:
 
 
 class _Rendering:
-    """The browser a VIPS method owns: built on first use in the worker, shut by `close()`."""
+    """What both VIPS methods are: one name and settings, and the browser they own (built on first use in the
+    worker, shut by `close()`)."""
 
+    name = "vips"
+    version = 1
+    settings_class = VIPSSettings
+    needs = "rendered"
     settings: VIPSSettings
     _renderer: Renderer | None = None
 
@@ -111,22 +116,12 @@ class _Rendering:
 class VIPS(_Rendering, Segmenter):
     """VIPS page segmentation (Cai et al. 2003): the visual block tree of a page -> `segments`."""
 
-    name = "vips"
-    version = 1
-    settings_class = VIPSSettings
-    needs = "rendered"
-
     def process(self, page: ParsedPage) -> SegmentResult:
         return SegmentResult(segments=segments_of(self.analyse_page(page)))
 
 
 class VIPSCleaner(_Rendering, Cleaner):
     """Main content from the VIPS block tree (`main.py`) -> `documents`."""
-
-    name = "vips"
-    version = 1
-    settings_class = VIPSSettings
-    needs = "rendered"
 
     def process(self, page: ParsedPage) -> CleanResult:
         analysis = self.analyse_page(page)
