@@ -41,7 +41,7 @@ def method_spec(config: JobConfig, method: str | None = None) -> MethodSpec:
 
 
 def page_summary(segments) -> tuple[dict[str, int], int, dict[str, int]]:
-    """({page status: pages}, blocks written, {"leaves": n, "max_depth": d}) of a segments table."""
+    """({page status: pages}, blocks written, {"max_depth": d}) of a segments table."""
     from pyspark.sql import functions as F
 
     per_page = segments.groupBy("page_id", "url").agg(F.first("status").alias("status"))

@@ -6,14 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from pagesieve.jobs import clean
 from pagesieve.jobs.common import Report, job_parser, load_config
 from pagesieve.models.page import PageInput, prepare
 from pagesieve.models.vips import VIPSCleaner
-from pagesieve.schemas import DOCUMENTS, PAGES, spark_schema
+from pagesieve.schemas import DOCUMENTS, spark_schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
 import vips_layouts as layouts  # noqa: E402
@@ -21,14 +18,7 @@ import vips_layouts as layouts  # noqa: E402
 
 def test_clean_with_vips_writes_the_main_column_and_accounts_for_every_page(spark, shared_data, tmp_path):
     real = ["102", "106"]
-    rows = [{"page_id": f"dragnet/{i}", "url": f"http://dragnet.test/{i}.html", "content_type": "text/html",
-             "body": (shared_data / "dragnet" / "input" / f"{i}.html").read_bytes(), "ingest_status": "ok"}
-            for i in real]
-    rows += [{"page_id": "layout/sidebar", "url": "http://example.test/", "content_type": "text/html",
-              "body": layouts.SIDEBAR.encode(), "ingest_status": "ok"},
-             {"page_id": "bad/empty", "body": b"", "content_type": "text/html", "ingest_status": "ok"}]
-    (tmp_path / "pages").mkdir()
-    pq.write_table(pa.Table.from_pylist(rows, schema=PAGES), tmp_path / "pages" / "part-0.parquet")
+    rows = layouts.write_pages(shared_data, real, tmp_path / "pages")
     config = load_config(job_parser("clean", "").parse_args([]), ["vips"], kind="cleaner")
     spec = clean.method_spec(config, "vips")
     assert spec.guard == "process"   # a rendering method's browser never lives in the Spark worker (clean.guard: alarm)

@@ -140,23 +140,13 @@ def test_the_corpus_stages_run_unchanged_on_the_cluster(cluster, spark):
 def test_the_segment_job_runs_unchanged_on_the_cluster(cluster, spark, shared_data):
     """VIPS under spark-submit: each executor starts Debian's Chromium itself (same machine), the visual-DOM
     script comes out of the zip, and every block of every page equals local mode's, boxes included."""
-    import pyarrow as pa
-
     from pagesieve.jobs import segment
-    from pagesieve.schemas import PAGES
 
     sys.path.insert(0, str(ROOT / "tests" / "models"))
     import vips_layouts as layouts
 
     base = cluster.base
-    rows = [{"page_id": f"dragnet/{i}", "url": f"http://dragnet.test/{i}.html", "content_type": "text/html",
-             "body": (shared_data / "dragnet" / "input" / f"{i}.html").read_bytes(), "ingest_status": "ok"}
-            for i in ("102", "103", "106")]
-    rows += [{"page_id": "layout/sidebar", "url": "http://example.test/", "content_type": "text/html",
-              "body": layouts.SIDEBAR.encode(), "ingest_status": "ok"},
-             {"page_id": "bad/empty", "body": b"", "content_type": "text/html", "ingest_status": "ok"}]
-    (base / "segment_pages").mkdir()
-    pq.write_table(pa.Table.from_pylist(rows, schema=PAGES), base / "segment_pages" / "part-0.parquet")
+    layouts.write_pages(shared_data, ["102", "103", "106"], base / "segment_pages")
     apps_before = {p.name for p in cluster.events.glob("app-*")}
     cluster.submit("segment", "--pages", str(base / "segment_pages"), "--out", str(base / "segments"),
                    zip_path=build_zip())

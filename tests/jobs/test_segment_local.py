@@ -6,14 +6,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from pagesieve.jobs import segment
 from pagesieve.jobs.common import Report, job_parser, load_config
 from pagesieve.models.page import PageInput, prepare
 from pagesieve.models.vips import VIPS
-from pagesieve.schemas import PAGES, SEGMENTS, spark_schema
+from pagesieve.schemas import SEGMENTS, spark_schema
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
 import vips_layouts as layouts  # noqa: E402
@@ -21,14 +18,7 @@ import vips_layouts as layouts  # noqa: E402
 
 def test_segment_writes_block_trees_and_accounts_for_every_page(spark, shared_data, tmp_path):
     real = ["102", "103", "106"]
-    rows = [{"page_id": f"dragnet/{i}", "url": f"http://dragnet.test/{i}.html", "content_type": "text/html",
-             "body": (shared_data / "dragnet" / "input" / f"{i}.html").read_bytes(), "ingest_status": "ok"}
-            for i in real]
-    rows += [{"page_id": "layout/sidebar", "url": "http://example.test/", "content_type": "text/html",
-              "body": layouts.SIDEBAR.encode(), "ingest_status": "ok"},
-             {"page_id": "bad/empty", "body": b"", "content_type": "text/html", "ingest_status": "ok"}]
-    (tmp_path / "pages").mkdir()
-    pq.write_table(pa.Table.from_pylist(rows, schema=PAGES), tmp_path / "pages" / "part-0.parquet")
+    layouts.write_pages(shared_data, real, tmp_path / "pages")
     config = load_config(job_parser("segment", "").parse_args([]), ["vips"], kind="segmenter")
     spec = segment.method_spec(config)
     assert (spec.kind, spec.guard) == ("segmenter", "process")

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pagesieve.schemas import PAGES
+
 PARA = "This paragraph has enough plain words in it to count as real content for the reader of the page."
 
 # Figure 7: a table row whose first cell has another background (rule 8), two empty cells that are not
@@ -61,3 +68,17 @@ CJK = f"""<html><body style="margin:0"><div style="width:800px">
 <div style="margin-top:40px;width:800px;background:#eeeeee"><p><a href="/a">About Tencent</a> |
 <a href="/t">Terms of Service</a> | <a href="/p">Privacy Policy</a> | <a href="/j">Jobs at Tencent</a> |
 <a href="/h">Help Centre</a> Copyright 1998 - 2016 Tencent</p></div></body></html>"""
+
+
+def write_pages(shared_data: Path, dragnet_ids: list[str], folder: Path) -> list[dict]:
+    """A `pages` table in `folder` for the Spark tests of VIPS: real Dragnet pages, the sidebar layout and an
+    empty page; returns its rows."""
+    rows = [{"page_id": f"dragnet/{i}", "url": f"http://dragnet.test/{i}.html", "content_type": "text/html",
+             "body": (shared_data / "dragnet" / "input" / f"{i}.html").read_bytes(), "ingest_status": "ok"}
+            for i in dragnet_ids]
+    rows += [{"page_id": "layout/sidebar", "url": "http://example.test/", "content_type": "text/html",
+              "body": SIDEBAR.encode(), "ingest_status": "ok"},
+             {"page_id": "bad/empty", "body": b"", "content_type": "text/html", "ingest_status": "ok"}]
+    folder.mkdir()
+    pq.write_table(pa.Table.from_pylist(rows, schema=PAGES), folder / "part-0.parquet")
+    return rows
