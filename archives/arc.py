@@ -13,6 +13,7 @@ from pagesieve.archives.rows import (
     add_body,
     get_header,
     hash_id,
+    keeps_body,
     media_type,
     one_line,
     parse_date,
@@ -258,7 +259,7 @@ def _arc_row(rec: Any, path: str, cap: int) -> dict:
                      http_status=int(code) if code and code.isdigit() else None, content_type=media,
                      charset_hint=charset, source_profile="arc",
                      skip_reason=skip_reason(rec.rec_type or "unknown", media))
-    if row["skip_reason"] is None:
+    if keeps_body(row):
         expected = getattr(rec.raw_stream, "limit", None)
         raw = rec.raw_stream.read(cap + 1)
         add_body(row, raw, expected is not None and len(raw) < expected, cap, pairs)

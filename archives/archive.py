@@ -29,7 +29,7 @@ from pagesieve.archives.fast_path import fast_gzip_rows
 from pagesieve.archives.gzip_members import GzipMembers
 from pagesieve.archives.lenient import Damage, RawRecord, iter_lenient
 from pagesieve.archives.profiles import LENIENT_PROFILES, check_profile, detect_profile, sniff
-from pagesieve.archives.rows import HTML_MEDIA_TYPES, add_body, one_line, reader_row, text, warc_row
+from pagesieve.archives.rows import HTML_MEDIA_TYPES, add_body, keeps_body, one_line, reader_row, text, warc_row
 from pagesieve.archives.source_languages import METADATA_BYTES, attach_verdicts, metadata_verdict
 
 __all__ = ["HTML_MEDIA_TYPES", "Start", "iter_records", "open_archive", "read_warc", "reader_row", "one_line"]
@@ -246,7 +246,7 @@ def _fastwarc_row(rec: Any, path: str, cap: int, profile: str) -> tuple[dict, bo
         return None if value is None else text(value)
 
     row = warc_row(path, get, (http.status_code, pairs) if http is not None else None, profile)
-    page, metadata = row["skip_reason"] is None, row["skip_reason"] == "metadata"
+    page, metadata = keeps_body(row), row["skip_reason"] == "metadata"
     raw = rec.reader.read(cap + 1 if page else METADATA_BYTES) if page or metadata else b""
     # FastWARC returns what exists without complaint (web-2016: 74970 of 88038 payload bytes).
     complete = len(raw) + rec.consume() >= rec.content_length
@@ -298,7 +298,7 @@ def _lenient_row(item: RawRecord | Damage, path: str, cap: int, profile: str) ->
     row["error"] = item.note
     if row["skip_reason"] == "metadata":
         row["source_languages"] = metadata_verdict(item.block[:METADATA_BYTES], item.get)
-    if row["skip_reason"] is None:
+    if keeps_body(row):
         payload = item.block[http[2]:] if http else item.block
         add_body(row, payload[:cap + 1], item.truncated, cap, http[1] if http else [],
                  cut=item.block_size > len(item.block))

@@ -4,6 +4,8 @@ Layout under the pages folder (names starting with `_` are ignored by Parquet re
 
     part-<key>-00000.parquet ...    pages of the archive whose URI hashes to <key>, bounded files
     _skipped/part-<key>.parquet     its records that are not pages, with the reason (no bodies)
+    _resources/part-<key>.parquet   its stylesheets with their bodies (also listed as skipped non_html), for
+                                    renderers (`pagesieve.schemas.RESOURCES`)
     _done/<key>.json                the commit marker: path, identity, record counts by reason, files
     _tmp-<key>/                     files being written; renamed into place, then the marker
 
@@ -31,7 +33,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pagesieve.schemas import PAGES, READER_ROWS
+from pagesieve.archives.rows import RESOURCE_MEDIA_TYPES
+from pagesieve.schemas import PAGES, READER_ROWS, RESOURCES
 
 __all__ = ["archive_identity", "archive_key", "archive_uri", "done_markers", "remove_archive", "write_archive_pages"]
 
@@ -124,7 +127,7 @@ def remove_archive(out: str, path: str, *, by_key: bool = False) -> None:
     fs, root = _fs(out)
     key = path if by_key else archive_key(path)
     for pattern in (f"{root}/part-{key}-*.parquet", f"{root}/_skipped/part-{key}.parquet",
-                    f"{root}/_done/{key}.json"):
+                    f"{root}/_resources/part-{key}.parquet", f"{root}/_done/{key}.json"):
         for name in fs.glob(pattern):
             fs.rm(name)
     if fs.exists(f"{root}/_tmp-{key}"):
@@ -159,6 +162,7 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
     files: list[str] = []
     pages: list[dict] = []
     skipped: list[dict] = []
+    resources: list[dict] = []
     writer: pq.ParquetWriter | None = None
     handle = None   # ParquetWriter does not close a file object it was given
     in_file = 0
@@ -196,25 +200,38 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
                 flush()
         else:
             skipped.append({k: row[k] for k in SKIPPED.names})
+            if _is_resource(row):
+                resources.append(row)
     flush()
     close()
-    if skipped:
-        with fs.open(f"{tmp}/_skipped.parquet", "wb") as fh:
-            pq.write_table(pa.Table.from_pylist(skipped, schema=SKIPPED), fh, compression="zstd")
+    for rows, name, schema in ((skipped, "_skipped", SKIPPED), (resources, "_resources", RESOURCES)):
+        if rows:
+            with fs.open(f"{tmp}/{name}.parquet", "wb") as fh:
+                pq.write_table(pa.Table.from_pylist(rows, schema=schema), fh, compression="zstd")
     fs.makedirs(f"{root}/_skipped", exist_ok=True)
     fs.makedirs(f"{root}/_done", exist_ok=True)
     for name in files:
         fs.mv(f"{tmp}/{name}", f"{root}/{name}")
     if skipped:
         fs.mv(f"{tmp}/_skipped.parquet", f"{root}/_skipped/part-{key}.parquet")
+    if resources:
+        fs.makedirs(f"{root}/_resources", exist_ok=True)
+        fs.mv(f"{tmp}/_resources.parquet", f"{root}/_resources/part-{key}.parquet")
     # an empty file holds no record, so no row says it was there: the marker does (issue 22, item 5)
     empty = not counts and identity["size"] == 0
     marker = {"path": path, **identity, "key": key, "skipped_input": "empty_file" if empty else None,
               "records": sum(counts.values()), "by_reason": dict(counts), "bytes": tally or None,
-              "ingest_status": dict(statuses), "files": files, "seconds": round(time.time() - start, 3)}
+              "ingest_status": dict(statuses), "resources": len(resources), "files": files,
+              "seconds": round(time.time() - start, 3)}
     with fs.open(f"{tmp}/done.json", "w", encoding="utf-8") as fh:
         json.dump(marker, fh)
     fs.mv(f"{tmp}/done.json", f"{root}/_done/{key}.json")   # the commit
     fs.rm(tmp, recursive=True)
     log.info("ingested %s: %d records, %d pages, %d files", path, marker["records"], counts["page"], len(files))
     return marker
+
+
+def _is_resource(row: dict) -> bool:
+    """A stylesheet served whole and successfully (an error page or a cut file would mislay the page)."""
+    return (row["content_type"] in RESOURCE_MEDIA_TYPES and row.get("body") is not None
+            and row["ingest_status"] == "ok" and (row["http_status"] is None or 200 <= row["http_status"] < 300))

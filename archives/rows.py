@@ -15,10 +15,14 @@ from pagesieve.archives.payload import decode_payload
 from pagesieve.models.page.errors import one_line
 from pagesieve.schemas import READER_ROWS
 
-__all__ = ["HTML_MEDIA_TYPES", "add_body", "header_dict", "get_header", "hash_id", "media_type", "one_line",
+__all__ = ["HTML_MEDIA_TYPES", "RESOURCE_MEDIA_TYPES", "add_body", "keeps_body", "header_dict",
+           "get_header", "hash_id", "media_type", "one_line",
            "parse_date", "reader_row", "skip_reason", "strip_brackets", "text", "warc_row"]
 
 HTML_MEDIA_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+# Sub-resources whose bodies are kept beside the pages (`_resources/`), for a renderer to lay pages out as
+# archived (VIPS): stylesheets only. Images and fonts would multiply the output for little change to boxes.
+RESOURCE_MEDIA_TYPES = frozenset({"text/css"})
 _COLUMNS = tuple(READER_ROWS.names)
 
 
@@ -84,6 +88,12 @@ def add_body(row: dict, raw: bytes, truncated: bool, cap: int, pairs: list[tuple
     notes = ";".join(n for n in (row.get("error"), note) if n) or None  # keeps a resync note
     row.update(body=body[:cap], http_headers=header_dict(pairs), error=notes,
                ingest_status="too_large" if too_large else "truncated" if truncated else "ok")
+
+
+def keeps_body(row: dict) -> bool:
+    """Whether a reader decodes this record's payload: a page, or a stylesheet (still skipped as non_html)."""
+    reason = row["skip_reason"]
+    return reason is None or (reason == "non_html" and row["content_type"] in RESOURCE_MEDIA_TYPES)
 
 
 def skip_reason(wtype: str, media: str | None) -> str | None:

@@ -17,7 +17,7 @@ from pagesieve.jobs.common import (
     exit_on_config_error,
     job_parser,
     load_config,
-    read_pages,
+    read_method_pages,
     spark_session,
     staging_path,
     swap_in,
@@ -51,7 +51,7 @@ def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spe
     """Clean the pages at `pages_path` into `out` with `spec` (default: `method_spec(config)`); fills
     `report`; returns the documents written."""
     spec = spec or method_spec(config)
-    pages, n_pages = read_pages(spark, pages_path, config.job("clean").min_partitions)
+    pages, n_pages = read_method_pages(spark, pages_path, spec, config.job("clean"), report)
     build(pages, spec).write.mode("overwrite").parquet(out)
     written = spark.read.parquet(out)
     by_status = counts_by(written, "status")

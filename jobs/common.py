@@ -25,8 +25,8 @@ from pagesieve.settings import ConfigError, load_defaults, load_file, parse_over
 from .settings import JOB_SETTINGS
 
 __all__ = ["job_parser", "JobConfig", "load_config", "check_output", "check_table", "exit_on_config_error",
-           "spark_session", "Report", "ConfigError", "counts_by", "read_pages", "remove_tree", "staging_path",
-           "swap_in", "write_json"]
+           "spark_session", "Report", "ConfigError", "counts_by", "read_method_pages", "read_pages", "remove_tree",
+           "staging_path", "swap_in", "write_json"]
 
 log = logging.getLogger("pagesieve")
 
@@ -296,6 +296,30 @@ def read_pages(spark, path: str, min_partitions: int = 0):
     wanted = min_partitions or spark.sparkContext.defaultParallelism
     if pages.rdd.getNumPartitions() < min(wanted, n_pages):
         pages = pages.repartition(min(wanted, n_pages))
+    return pages, n_pages
+
+
+def read_method_pages(spark, path: str, spec, settings, report: Report):
+    """(pages DataFrame, page count) for a job that runs `spec` over them (`read_pages`), with the archived
+    stylesheets each page loads attached when the method renders pages and the job's `stylesheets` is on;
+    the report gets how many pages had some (`stylesheets`)."""
+    pages, n_pages = read_pages(spark, path, settings.min_partitions)
+    if not (settings.stylesheets and spec.method_class().needs == "rendered"):
+        return pages, n_pages
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    from pagesieve.udfs.resources import RESOURCES_COLUMN, attach_stylesheets, read_resources, resources_path
+
+    resources = read_resources(spark, path)
+    if resources is None:
+        report.set(stylesheets={"table": None, "pages_with": 0, "served": 0})
+        return pages, n_pages
+    pages, attached = attach_stylesheets(pages, resources)
+    attached = attached.persist(StorageLevel.MEMORY_AND_DISK)   # counted here, joined by the job
+    counts = attached.agg(F.count("*").alias("pages"), F.sum(F.size(RESOURCES_COLUMN)).alias("served")).first()
+    report.set(stylesheets={"table": resources_path(path), "pages_with": int(counts.pages),
+                            "served": int(counts.served or 0)})
     return pages, n_pages
 
 

@@ -10,7 +10,8 @@ known by its absolute URI, size and modification time, never by the path as type
 named two ways is read once, and a file changed in place is read again (with a warning). Every
 record is accounted for: HTML responses become `pages` rows; everything else (requests,
 warcinfo, revisits, non-HTML, read errors) is listed with its reason in `<out>/_skipped/`
-(ignored by Parquet readers: it starts with `_`) and counted in `<out>/_report.json`.
+(ignored by Parquet readers: it starts with `_`) and counted in `<out>/_report.json`. Stylesheets are
+also kept whole in `<out>/_resources/`, for the methods that render pages (VIPS).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
     skipped_inputs = Counter(m["skipped_input"] for m in markers if m.get("skipped_input"))
     report.set(inputs=list(inputs), archives=len(archives), archives_resumed=len(resumed),
                skipped_inputs=dict(skipped_inputs), input_records=sum(reasons.values()), pages=n_pages, skipped=skipped,
-               bytes_skipped=byte_counts["skipped"],
+               bytes_skipped=byte_counts["skipped"], stylesheets_kept=sum(m.get("resources", 0) for m in markers),
                ingest_status=statuses, output=out)
     return n_pages
 

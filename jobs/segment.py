@@ -20,7 +20,7 @@ from pagesieve.jobs.common import (
     exit_on_config_error,
     job_parser,
     load_config,
-    read_pages,
+    read_method_pages,
     spark_session,
     staging_path,
     swap_in,
@@ -54,7 +54,7 @@ def page_summary(segments) -> tuple[dict[str, int], int, dict[str, int]]:
 
 def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spec: MethodSpec) -> int:
     """Segment the pages at `pages_path` into `out`; fills `report`; returns the blocks written."""
-    pages, n_pages = read_pages(spark, pages_path, config.job("segment").min_partitions)
+    pages, n_pages = read_method_pages(spark, pages_path, spec, config.job("segment"), report)
     apply_method(pages, spec).write.mode("overwrite").parquet(out)
     written = spark.read.parquet(out)
     by_status, n_blocks, shape = page_summary(written)

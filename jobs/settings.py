@@ -61,6 +61,7 @@ class CleanSettings(Settings):
     language_min_chars: int = 50
     language_max_chars: int = 1000
     max_site_pages: int = 2000
+    stylesheets: bool = True
 
     def __post_init__(self) -> None:
         if self.max_site_pages < 0:
@@ -91,6 +92,7 @@ class SegmentSettings(Settings):
     page_timeout_s: float = 60.0
     guard: str = "process"
     min_partitions: int = 0
+    stylesheets: bool = True
 
     def __post_init__(self) -> None:
         _check_page_job(self.page_timeout_s, self.guard, self.min_partitions)

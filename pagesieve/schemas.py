@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 __all__ = ["SCHEMA_VERSION", "PAGES", "READER_ROWS", "DOCUMENTS", "QUALITY_COLUMNS", "FILTERED_DOCUMENTS",
-           "DEDUP_COLUMNS", "DEDUPED_DOCUMENTS", "RECORDS", "SEGMENTS", "FIELD", "BBOX", "PAGE_STATUSES",
+           "DEDUP_COLUMNS", "DEDUPED_DOCUMENTS", "RECORDS", "SEGMENTS", "RESOURCES", "FIELD", "BBOX", "PAGE_STATUSES",
            "DOCUMENT_STATUSES", "FIELD_ORIGINS", "spark_schema"]
 
 # 2: pages.source_languages, documents.language_score, and the records and segments tables.
@@ -42,6 +42,11 @@ PAGES = pa.schema([
 # carry a skip_reason (non_html, request, revisit, warcinfo, read_error, ...) and are split off
 # before `pages` is written, so the run report can count every input record exactly once.
 READER_ROWS = PAGES.append(pa.field("skip_reason", pa.string())).append(pa.field("error", pa.string()))
+
+# The stylesheets archived beside the pages (`<pages>/_resources/`, written by ingest): what a renderer
+# serves a page instead of the network (VIPS). Not pages (the records are counted as skipped non_html).
+RESOURCES = pa.schema([PAGES.field(name) for name in ("url", "fetch_time", "http_status", "content_type", "body",
+                                                      "source", "source_offset", "source_length")])
 
 DOCUMENTS = pa.schema([
     ("page_id", pa.string()),

@@ -31,6 +31,7 @@ from pagesieve.models.registry import load_settings, resolve
 from pagesieve.schemas import spark_schema
 from pagesieve.settings import Settings
 
+from .resources import RESOURCES_COLUMN
 from .rows import TABLES, OutputTable, label_languages
 
 __all__ = ["PAGE_COLUMNS", "SITE_COLUMN", "MethodSpec", "apply_method", "cached_runner", "close_runners",
@@ -189,4 +190,6 @@ def apply_method(pages: Any, spec: MethodSpec) -> Any:
             grouped = grouped.withColumn(SITE_PART_COLUMN, F.floor(rank / spec.max_site_pages))
             keys.append(SITE_PART_COLUMN)
         return grouped.groupBy(*keys).applyInArrow(_site_udf(spec), schema)
-    return pages.select(*PAGE_COLUMNS).mapInArrow(functools.partial(method_batches, spec), schema)
+    # the archived stylesheets a job attached for a method that renders pages (`udfs/resources.py`)
+    extra = [RESOURCES_COLUMN] if RESOURCES_COLUMN in pages.columns else []
+    return pages.select(*PAGE_COLUMNS, *extra).mapInArrow(functools.partial(method_batches, spec), schema)

@@ -15,6 +15,7 @@ from lxml import etree
 
 from .decode import DecodedText, decode_body, looks_binary
 from .errors import EmptyPageError, NotHtmlError, ParseError
+from .resources import SubResource
 
 __all__ = ["ParsedPage", "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page",
            "strip_internal_subsets", "MAX_DEPTH"]
@@ -36,6 +37,7 @@ class ParsedPage:
     flattened: bool = False
     markup: str | None = None    # the decoded HTML, for peers that parse it themselves
     meta: dict = field(default_factory=dict)
+    resources: tuple[SubResource, ...] = ()   # archived stylesheets it loads, for a renderer (VIPS)
 
     @property
     def body(self) -> etree._Element:
@@ -199,7 +201,8 @@ def decode_page(body: bytes | None, *, charset_hint: str | None = None, content_
     return decode_body(body, charset_hint)
 
 
-def page_from_decoded(decoded: DecodedText, *, url: str | None = None, page_id: str | None = None) -> ParsedPage:
+def page_from_decoded(decoded: DecodedText, *, url: str | None = None, page_id: str | None = None,
+                      resources: tuple[SubResource, ...] = ()) -> ParsedPage:
     """Parse already decoded text into a ParsedPage (for callers that time decoding and parsing apart).
 
     Raises:
@@ -208,4 +211,4 @@ def page_from_decoded(decoded: DecodedText, *, url: str | None = None, page_id: 
     root, flattened = parse_html(decoded.text)
     return ParsedPage(root=root, url=url, page_id=page_id, encoding=decoded.encoding,
                       encoding_source=decoded.source, lossy_decoding=decoded.lossy, flattened=flattened,
-                      markup=decoded.text)
+                      markup=decoded.text, resources=resources)

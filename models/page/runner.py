@@ -26,6 +26,7 @@ from .errors import PageError, one_line
 from .guard import deadline
 from .method import Method
 from .parse import ParsedPage, decode_page, page_from_decoded
+from .resources import SubResource
 from .result import Result
 
 __all__ = ["PageInput", "Prepared", "Outcome", "Runner", "InlineRunner", "prepare", "run_prepared", "run_page",
@@ -48,12 +49,15 @@ class PageInput:
     page_id: str | None = None
     charset_hint: str | None = None
     content_type: str | None = None
+    resources: tuple[SubResource, ...] = ()
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> PageInput:
-        """From a `pages` row (extra columns are ignored)."""
+        """From a `pages` row (extra columns are ignored), with its `resources` (url, body, content_type
+        structs) when a job attached them."""
+        resources = tuple(SubResource(r["url"], r["body"], r["content_type"]) for r in row.get("resources") or ())
         return cls(row.get("body"), row.get("url"), row.get("page_id"), row.get("charset_hint"),
-                   row.get("content_type"))
+                   row.get("content_type"), resources)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +115,7 @@ def prepare(page: PageInput) -> Prepared:
     try:
         decoded = decode_page(page.body, charset_hint=page.charset_hint, content_type=page.content_type)
         decoded_at = time.perf_counter()
-        parsed = page_from_decoded(decoded, url=page.url, page_id=page.page_id)
+        parsed = page_from_decoded(decoded, url=page.url, page_id=page.page_id, resources=page.resources)
     except Exception as exc:  # noqa: BLE001 - every failure becomes a status
         now = time.perf_counter()
         status, error = failure_of(exc)

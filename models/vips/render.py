@@ -9,9 +9,10 @@ How a page is shown (STACK.md section 5):
 - the archived HTML is served from memory with `set_content`, a `<base href=URL>` put first in its head so
   that relative URLs resolve as on the live site; `set_content` + one evaluate measured 6x faster than a
   `goto` answered by a route (16 ms vs 109 ms a page here);
-- with `resources` (a lookup by URL, e.g. the stylesheets of the same pages table) every other request goes
-  through one route: a resource found is fulfilled from memory, anything else is aborted; without it the
-  context is offline, so the browser fails every request itself. Either way nothing reaches the network;
+- with resources to serve (a lookup by URL given to the renderer, or the archived stylesheets a page
+  comes with, `render(..., resources=)`) every request goes through one route: a resource found is
+  fulfilled from memory, anything else is aborted. Until a page brings resources the context is offline,
+  so the browser fails every request itself. Either way nothing reaches the network;
 - JavaScript is off by default (the archived DOM as served; nothing can loop). With `javascript = true`
   scripts run for at most `js_budget_ms` after the DOM is parsed, then script execution is switched off
   and the DOM is read. A script already spinning by then blocks the tab: run such pages under
@@ -195,6 +196,9 @@ class Renderer:
         self._browser: Any = None
         self._page: Any = None
         self._cdp: Any = None
+        self._routed = False
+        self._page_resources: ResourceLookup | None = None
+        self._served: dict[str, bytes] = {}   # URL -> body served since the tab last held a fresh document
         self._pages_since_start = 0
 
     # -- browser lifecycle -------------------------------------------------------------------------------
@@ -213,10 +217,9 @@ class Renderer:
         context = self._browser.new_context(viewport={"width": o.viewport_width, "height": o.viewport_height},
                                             device_scale_factor=1, java_script_enabled=o.javascript,
                                             service_workers="block", accept_downloads=False,
-                                            offline=self.resources is None)
-        if self.resources is not None:
-            context.route("**/*", self._route)
+                                            offline=True)   # until a page has something to serve: `_serve`
         self._page = context.new_page()
+        self._routed = False
         self._page.set_default_timeout(o.page_timeout_s * 1000)
         if o.javascript:
             self._cdp = context.new_cdp_session(self._page)
@@ -237,6 +240,8 @@ class Renderer:
         except Exception as exc:  # noqa: BLE001
             log.debug("while stopping playwright: %s", exc)
         self._playwright = self._browser = self._page = self._cdp = None
+        self._routed = False
+        self._served = {}
 
     def close(self) -> None:
         """Shut the browser (idempotent); the next page starts a new one."""
@@ -251,20 +256,58 @@ class Renderer:
         self._pages_since_start += 1
         return self._page
 
+    def _serve(self, resources: ResourceLookup | None) -> None:
+        """Route the next page's requests through `_route` when there is anything to serve it, else leave the
+        context offline (a route costs a round trip to this process per request)."""
+        self._page_resources = resources
+        routed = resources is not None or self.resources is not None
+        if routed == self._routed:
+            return
+        context = self._page.context
+        if routed:
+            context.route("**/*", self._route)
+        else:
+            context.unroute("**/*", self._route)
+        context.set_offline(not routed)
+        self._routed = routed
+
     def _route(self, route: Any) -> None:
-        found = self.resources(route.request.url) if self.resources is not None else None
+        url = route.request.url
+        found = self._page_resources(url) if self._page_resources is not None else None
+        if found is None and self.resources is not None:
+            found = self.resources(url)
         if found is None:
             route.abort()
         else:
             body, content_type = found
+            self._served[url] = body
             route.fulfill(status=200, body=body, content_type=content_type)
+
+    def _forget_served(self, markup: str, resources: ResourceLookup | None) -> None:
+        """Give the tab a fresh document when an earlier page's stylesheet could reach this one.
+
+        `set_content` keeps the tab's document, and the document keeps what it loaded by URL (the CDP switch
+        that disables the cache does not reach it): a page naming a stylesheet served to an earlier page gets
+        that copy, even with nothing to serve it, so the layout would depend on the order of the pages. A
+        navigation to about:blank (about 25 ms) starts a new document; it is paid only when a stylesheet
+        served earlier is not this page's own copy and its file name appears in this page.
+        """
+        lookup = resources or self.resources
+        stale = [url for url, body in self._served.items()
+                 if (found := lookup(url) if lookup is not None else None) is None or found[0] != body]
+        if any(url.rstrip("/").rsplit("/", 1)[-1] in markup for url in stale):
+            self._page.goto("about:blank", wait_until="commit")
+            self._served.clear()
 
     # -- pages -------------------------------------------------------------------------------------------
 
-    def _load(self, markup: str, url: str | None) -> Any:
+    def _load(self, markup: str, url: str | None, resources: ResourceLookup | None = None) -> Any:
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         page = self._ready()
+        if self._served:
+            self._forget_served(markup, resources)
+        self._serve(resources)
         html = with_base(markup, url if url and url.startswith(("http://", "https://")) else NO_URL)
         try:
             if self.options.javascript:
@@ -295,12 +338,14 @@ class Renderer:
             self._stop()   # the runner's deadline (or ^C) interrupted a call half-way
             raise
 
-    def render(self, markup: str, url: str | None = None) -> VisualPage:
+    def render(self, markup: str, url: str | None = None, resources: ResourceLookup | None = None) -> VisualPage:
         """The visual DOM of a page.
 
         Args:
             markup: the decoded HTML.
             url: the page's URL (the base for its relative URLs); None or a non-HTTP URL: no base.
+            resources: this page's own sub-resources by URL (its archived stylesheets), looked up before the
+                renderer's; None: only the renderer's.
 
         Raises:
             RenderTimeout: the page did not load within `page_timeout_s` (the browser is restarted).
@@ -308,7 +353,7 @@ class Renderer:
         """
         def work() -> VisualPage:
             start = time.perf_counter()
-            page = self._load(markup, url)
+            page = self._load(markup, url, resources)
             loaded = time.perf_counter()
             data = json.loads(page.evaluate(self._script, self.options.max_nodes))
             done = time.perf_counter()

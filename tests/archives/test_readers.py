@@ -18,6 +18,7 @@ import pyarrow as pa
 import pytest
 
 from pagesieve.archives import decode_payload, iter_html_files, iter_records, list_inputs, read_input
+from pagesieve.archives.rows import RESOURCE_MEDIA_TYPES
 from pagesieve.schemas import READER_ROWS
 
 WARC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
@@ -66,7 +67,9 @@ def test_every_record_is_accounted_for_once(name, manifest):
     lengths = [b["source_offset"] - a["source_offset"] for a, b in zip(rows, rows[1:], strict=False)]
     assert [r["source_length"] for r in rows[:-1]] == lengths
     assert all(list(r) == READER_ROWS.names and r["source"] == str(WARC_DIR / name) for r in rows)
-    assert all(r["body"] is None for r in rows if r["skip_reason"] is not None)
+    # a skipped record has no body, but a stylesheet's is kept (for renderers: `_resources/`)
+    assert all((r["body"] is not None) == (r["content_type"] in RESOURCE_MEDIA_TYPES)
+               for r in rows if r["skip_reason"] not in (None, "read_error"))
     assert pa.Table.from_pylist(rows, schema=READER_ROWS).num_rows == len(entries)
 
 

@@ -3,6 +3,7 @@ segmentation is unambiguous, the block trees asserted; the renderer's isolation 
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import os
 import signal
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 import vips_layouts as layouts
 
-from pagesieve.models.page import PageInput, build_runner, prepare, run_prepared
+from pagesieve.models.page import PageInput, SubResource, build_runner, prepare, run_prepared
 from pagesieve.models.vips import VIPS, VIPSCleaner, VIPSSettings, segments_of
 from pagesieve.models.vips.extraction import VisualTree, extract_blocks
 from pagesieve.models.vips.main import count_words
@@ -162,8 +163,10 @@ def test_renderer_serves_known_resources_and_blocks_every_other_request():
     assert set(asked) == {"http://example.test/s.css", "http://elsewhere.test/i.png", "http://example.test/frame.html"}
 
 
-def test_without_resources_no_request_leaves_the_browser():
-    """Offline context: a live server on this machine, named by IP in every kind of reference, sees nothing."""
+@contextlib.contextmanager
+def _live_css_server():
+    """A live server on this machine that answers every path with a stylesheet (29px paragraphs); yields its
+    base URL and the paths it was asked for."""
     hits: list[str] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
@@ -172,7 +175,7 @@ def test_without_resources_no_request_leaves_the_browser():
             self.send_response(200)
             self.send_header("Content-Type", "text/css")
             self.end_headers()
-            self.wfile.write(b"p { font-size: 31px }")
+            self.wfile.write(b"p { font-size: 29px }")
 
         def log_message(self, *args):
             pass
@@ -182,6 +185,14 @@ def test_without_resources_no_request_leaves_the_browser():
     live = f"http://127.0.0.1:{server.server_port}"
     try:
         urllib.request.urlopen(f"{live}/control.css").read()    # the server answers a client that may reach it
+        yield live, hits
+    finally:
+        server.shutdown()
+
+
+def test_without_resources_no_request_leaves_the_browser():
+    """Offline context: a live server on this machine, named by IP in every kind of reference, sees nothing."""
+    with _live_css_server() as (live, hits):
         html = (f'<html><head><link rel="stylesheet" href="{live}/s.css"><link rel="preconnect" href="{live}">'
                 f'</head><body><p>plain</p><img src="{live}/i.png"><iframe src="{live}/f.html"></iframe>'
                 f'<div style="background-image: url({live}/bg.png)">x</div></body></html>')
@@ -190,10 +201,38 @@ def test_without_resources_no_request_leaves_the_browser():
             page = renderer.render(html, f"{live}/page.html")
         finally:
             renderer.close()
-    finally:
-        server.shutdown()
     assert hits == ["/control.css"]
     assert next(n for n in page.nodes if n.text == "plain").font_size == 16
+
+
+def test_each_page_is_served_its_own_archived_stylesheets_and_nothing_reaches_the_network():
+    """One browser, pages with and without stylesheets in turn: the archived copy (31px) is served to the page
+    that brings it, the next page gets none, and the live server (29px) never hears of either."""
+    with _live_css_server() as (live, hits):
+        html = (f'<html><head><link rel="stylesheet" href="{live}/s.css"></head><body><p>text</p>'
+                f'<img src="{live}/i.png"></body></html>')
+        archived = {f"{live}/s.css": (b"p { font-size: 31px }", "text/css")}.get
+        renderer = Renderer(RenderOptions())
+        try:
+            sizes = [next(n for n in renderer.render(html, f"{live}/page.html", resources).nodes
+                          if n.text == "text").font_size for resources in (archived, None, archived, None)]
+        finally:
+            renderer.close()
+    assert sizes == [31, 16, 31, 16]
+    assert hits == ["/control.css"]
+
+
+def test_the_segmenter_lays_a_page_out_with_the_stylesheets_it_comes_with():
+    html = (f'<html><head><link rel="stylesheet" href="/site.css"></head><body><div class="ad">Buy now</div>'
+            f'{"<p>" + layouts.PARA + "</p>" * 3}</body></html>').encode()
+    css = SubResource("http://example.test/site.css", b".ad { display: none }", "text/css")
+    texts = []
+    for resources in ((), (css,)):
+        with VIPS() as vips:
+            page = prepare(PageInput(html, url="http://example.test/a.html", resources=resources)).page
+            texts.append([s.text or "" for s in vips.process(page).segments])
+    assert any("Buy now" in t for t in texts[0])
+    assert not any("Buy now" in t for t in texts[1]) and any(layouts.PARA in t for t in texts[1])
 
 
 def test_a_meta_refresh_does_not_take_the_tab_off_the_page():
