@@ -26,7 +26,7 @@ from .errors import DecodeError, EmptyPageError, NotHtmlError, PageError, ParseE
 from .guard import GUARDS, PageTimeout, deadline
 from .method import GROUPINGS, NEEDS, Cleaner, Extractor, Method, Segmenter
 from .parse import MAX_DEPTH, ParsedPage, decode_page, page_from_decoded, page_markup, parse_html, parse_page
-from .resources import SubResource, css_imports, resource_key, stylesheet_urls
+from .resources import SubResource, css_imports, page_stylesheets, resource_key, stylesheet_urls
 from .result import (
     RESULT_TYPES,
     BBox,
@@ -58,7 +58,7 @@ __all__ = ["DecodedText", "decode_body", "looks_binary", "normalise_charset", "B
            "xpaths_of", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "text_nodes",
            "DecodeError", "EmptyPageError", "NotHtmlError", "PageError", "ParseError", "one_line", "MAX_DEPTH",
            "GUARDS", "PageTimeout", "deadline", "GROUPINGS", "NEEDS", "Cleaner", "Extractor", "Method", "Segmenter",
-           "ParsedPage", "SubResource", "css_imports", "resource_key", "stylesheet_urls",
+           "ParsedPage", "SubResource", "css_imports", "page_stylesheets", "resource_key", "stylesheet_urls",
            "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page",
            "RESULT_TYPES", "BBox", "CleanResult", "ExtractResult", "Field", "Record", "Result", "Segment",
            "SegmentResult", "InlineRunner", "Outcome", "PageInput", "Prepared", "Runner", "build_runner", "charged_ms",

@@ -19,7 +19,7 @@ import re
 from typing import NamedTuple
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-__all__ = ["SubResource", "css_imports", "resource_key", "stylesheet_urls"]
+__all__ = ["SubResource", "css_imports", "page_stylesheets", "resource_key", "stylesheet_urls"]
 
 
 class SubResource(NamedTuple):
@@ -91,3 +91,12 @@ def _keys(base: str, hrefs: list[str]) -> list[str]:
         if len(keys) >= MAX_STYLESHEETS:
             break
     return list(keys)
+
+
+def page_stylesheets(body: bytes, page_url: str | None, archived: dict[str, SubResource]) -> tuple[SubResource, ...]:
+    """The archived stylesheets a page loads, and those they import one level down: what the Spark jobs attach
+    (`udfs/resources.py`), for one page in plain Python. `archived` is keyed by `resource_key`."""
+    found = {key: archived[key] for key in stylesheet_urls(body, page_url) if key in archived}
+    for sheet in list(found.values()):
+        found.update((key, archived[key]) for key in css_imports(sheet.body, sheet.url) if key in archived)
+    return tuple(found.values())

@@ -13,7 +13,7 @@ import pytest
 
 from pagesieve.jobs import clean, ingest, segment
 from pagesieve.jobs.common import Report, job_parser, load_config
-from pagesieve.models.page import stylesheet_urls
+from pagesieve.models.page import SubResource, page_stylesheets, resource_key, stylesheet_urls
 
 IA_WARC = "warc/ia-2008-archive-org-heritrix-warc017.warc.gz"
 
@@ -88,3 +88,30 @@ def test_clean_with_vips_reports_the_stylesheets_it_served(spark, ia_pages, tmp_
     report = Report("clean", config)
     n = clean.run(spark, str(pages), str(tmp_path / "cnr"), config, report, clean.method_spec(config, "cnr"))
     assert "stylesheets" not in report.finish(n, str(tmp_path / "cnr"), quiet=True)
+
+
+def test_the_join_attaches_what_page_stylesheets_finds_with_imports_and_the_latest_capture(spark, ia_pages):
+    """The Spark join against the plain-Python `page_stylesheets`, on the real pages, with a stylesheet that
+    imports another and an older capture of one added to the real four."""
+    from datetime import UTC, datetime
+
+    from pagesieve.schemas import RESOURCES, spark_schema
+    from pagesieve.udfs.resources import attach_stylesheets
+
+    pages_path, loads = ia_pages
+    real = pq.read_table(pages_path / "_resources").to_pylist()
+    main_css = next(r for r in real if r["url"].endswith("/archive.css"))
+    extra = [{**main_css, "body": b'@import url("print/extra.css");\n' + main_css["body"]},
+             {**main_css, "body": b"p { color: red }", "fetch_time": datetime(2001, 1, 1, tzinfo=UTC)},
+             {**main_css, "url": "http://WWW.archive.org:80/stylesheets/print/extra.css", "body": b"h1 { margin: 0 }"}]
+    resources = [r for r in real if r is not main_css] + extra
+    archived = {resource_key(r["url"]): SubResource(r["url"], r["body"], r["content_type"])
+                for r in resources if r["fetch_time"].year > 2001}
+    pages = spark.read.parquet(str(pages_path))
+    joined, _ = attach_stylesheets(pages, spark.createDataFrame(resources, spark_schema(RESOURCES)))
+    got = {r.page_id: sorted((s.url, s.body) for s in r.resources or []) for r in joined.collect()}
+    expected = {p["page_id"]: sorted((s.url, s.body) for s in page_stylesheets(p["body"], p["url"], archived))
+                for p in pq.read_table(pages_path).to_pylist()}
+    assert got == expected and len(got) == 10
+    assert sum(1 for v in got.values() if any(url.endswith("extra.css") for url, _ in v)) == 6   # all that load
+    assert all(body != b"p { color: red }" for v in got.values() for _, body in v)            # archive.css
