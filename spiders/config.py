@@ -96,6 +96,9 @@ def scrapy_settings(settings: CrawlSettings) -> dict[str, Any]:
         "LOGSTATS_INTERVAL": 0,            # our ProgressLog prints pages/s instead of pages/min
         "COOKIES_ENABLED": False,          # no sessions needed; also keeps tldextract (PSL download) out
         "DOWNLOADER_MIDDLEWARES": {"pagesieve.spiders.middlewares.HtmlOnlyMiddleware": 950},
+        # the stock pool could reuse a connection stopped at its headers: the next URL was sent twice
+        "DOWNLOAD_HANDLERS": {"http": "pagesieve.spiders.handlers.PoolSafeDownloadHandler",
+                              "https": "pagesieve.spiders.handlers.PoolSafeDownloadHandler"},
         "EXTENSIONS": {"pagesieve.spiders.extensions.ProgressLog": 500},
         "ITEM_PIPELINES": {"pagesieve.spiders.pipelines.ParquetShardPipeline": 300,
                            "pagesieve.spiders.pipelines.WarcRecordPipeline": 400},

@@ -88,6 +88,10 @@ class Handler(BaseHTTPRequestHandler):
     log_lock = threading.Lock()
     log_file = None
     protocol_version = "HTTP/1.1"
+    # buffered: a small response leaves in one write (headers and body together), as from most real servers,
+    # so the crawler often reads both at once. That is what made a connection stopped at its headers (/report)
+    # go back to Scrapy's pool and take the next request down with it (sent twice: pagesieve.spiders.handlers)
+    wbufsize = 1 << 16
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         with self.log_lock:
