@@ -130,13 +130,27 @@ class VisualPage:
 _HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
 # <meta http-equiv="refresh"> navigates even with JavaScript off: the tab would leave the archived page
 # (to an offline error page) before its visual DOM is read
+# An iframe's document is no part of the page's visual DOM (the script reads the top document), but loading
+# one is not free: even offline each gets a frame, a failed navigation and an error page. An empty `srcdoc`
+# put first takes precedence over `src` (HTML's rule; the first of two equal attributes wins), so nothing is
+# asked for, while the box and the `src` a stylesheet may select on stay as they were. Only real iframe tags
+# get it: the scan steps over comments, raw-text elements and whole tags with their quoted attribute values,
+# where "<iframe" is text (an embed code in an <input value>, a <textarea>, an unclosed <title>).
+_TAGS = re.compile(r"""<!--.*?(?:-->|\Z)
+    | <(script|style|title|textarea|xmp|noembed|noframes)\b(?:"[^"]*"|'[^']*'|[^>])*>.*?(?:</\1\s*>|\Z)
+    | <(iframe)\b(?=[\s/>])
+    | <[a-zA-Z][^\s/>]*(?:"[^"]*"|'[^']*'|[^>'"])*>?""", re.I | re.S | re.X)
 _REFRESH = re.compile(r"""<meta\b[^>]*http-equiv\s*=\s*["']?refresh\b[^>]*>""", re.IGNORECASE)
 
 
+def _empty_iframe(match: re.Match) -> str:
+    return '<iframe srcdoc=""' if match.group(2) else match.group(0)
+
+
 def with_base(markup: str, url: str) -> str:
-    """The markup with `<base href=url>` first in its head (or first of all when it has no head tag), and
-    without its meta refreshes."""
-    markup = _REFRESH.sub("", markup)
+    """The markup with `<base href=url>` first in its head (or first of all when it has no head tag), without
+    its meta refreshes, and with an empty `srcdoc` first in every iframe (nothing to load)."""
+    markup = _TAGS.sub(_empty_iframe, _REFRESH.sub("", markup))
     base = f'<base href="{escape(url, quote=True)}">'
     match = _HEAD.search(markup, 0, 20_000)
     if match is None:

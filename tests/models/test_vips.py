@@ -19,7 +19,7 @@ from pagesieve.models.page import PageInput, SubResource, build_runner, prepare,
 from pagesieve.models.vips import VIPS, VIPSCleaner, VIPSSettings, segments_of
 from pagesieve.models.vips.extraction import VisualTree, extract_blocks
 from pagesieve.models.vips.main import count_words
-from pagesieve.models.vips.render import Renderer, RenderOptions
+from pagesieve.models.vips.render import Renderer, RenderOptions, with_base
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +160,7 @@ def test_renderer_serves_known_resources_and_blocks_every_other_request():
         renderer.close()
     text = next(n for n in page.nodes if n.text == "styled")
     assert text.font_size == 31
-    assert set(asked) == {"http://example.test/s.css", "http://elsewhere.test/i.png", "http://example.test/frame.html"}
+    assert set(asked) == {"http://example.test/s.css", "http://elsewhere.test/i.png"}   # frames load nothing
 
 
 @contextlib.contextmanager
@@ -233,6 +233,36 @@ def test_the_segmenter_lays_a_page_out_with_the_stylesheets_it_comes_with():
             texts.append([s.text or "" for s in vips.process(page).segments])
     assert any("Buy now" in t for t in texts[0])
     assert not any("Buy now" in t for t in texts[1]) and any(layouts.PARA in t for t in texts[1])
+
+
+def test_frames_keep_their_box_and_load_nothing():
+    asked: list[str] = []
+
+    def lookup(url: str):
+        asked.append(url)
+
+    html = ('<html><body style="margin:0"><p style="margin:0;height:20px">above</p>'
+            '<iframe src="http://example.test/frame.html" style="width:400px;height:200px;border:0;display:block">'
+            '</iframe><IFRAME SRC="/other.html"></IFRAME><p>below</p></body></html>')
+    renderer = Renderer(RenderOptions(), resources=lookup)
+    try:
+        page = renderer.render(html, "http://example.test/page.html")
+    finally:
+        renderer.close()
+    frames = [n for n in page.nodes if n.tag == "iframe"]
+    assert [(f.y, f.w, f.h) for f in frames[:1]] == [(20, 400, 200)] and len(frames) == 2
+    assert next(n for n in page.nodes if n.text == "below").y > 220
+    assert asked == []   # neither frame asked for its document
+
+
+def test_iframe_written_as_text_stays_text():
+    html = ('<html><head><title>Embed: <iframe src="x"></title></head><body>'
+            '<input value="<iframe src=&quot;/player&quot;></iframe>" style="width:600px">'
+            '<textarea><iframe src="/t"></textarea><!-- <iframe src="/c"> -->'
+            '<iframe src="/real"></iframe></body></html>')
+    out = with_base(html, "http://example.test/")
+    assert out.count('srcdoc=""') == 1 and '<iframe srcdoc="" src="/real">' in out
+    assert out.replace(' srcdoc=""', "") == html.replace("<head>", '<head><base href="http://example.test/">')
 
 
 def test_a_meta_refresh_does_not_take_the_tab_off_the_page():
