@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from ..page import BLOCK_TAGS, COMMENT, END, INVISIBLE_TAGS, SKIP, START, ParsedPage, walk_tree, xpaths_of
-from ..page.context import own_bits
+from ..page import BLOCK_TAGS, INVISIBLE_TAGS, ParsedPage, xpaths_of
+from ..page.context import CUE_ATTRIBUTES, attribute_bits, tag_bits
 
 __all__ = ["FORM_TAGS", "CollapsedDOM", "Blocks", "collapse_dom", "segment_blocks", "page_blocks"]
 
@@ -98,6 +98,8 @@ def _open_len(element: etree._Element) -> int:
 
 
 _NODES = (etree.Element, etree.Comment, etree.ProcessingInstruction)   # what iterwalk reports: no entities
+# `walk_tree`'s events: "comment" and "pi" must be asked for, or the text after a comment (its tail) is lost
+_EVENTS = ("start", "end", "comment", "pi")
 
 
 def _hidden_len(element: etree._Element) -> int:
@@ -142,14 +144,21 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
     """Build the raw content tree of the body and the estimated source length of the whole page (with each
     node's context bits if `context`, else zeros: they cost about 1 us per element, which Web2Text never reads).
 
-    This loop runs once per element and text node of every page and is most of Web2Text's and BlockNet's
-    feature time, hence the list methods bound to locals and no helper call per node."""
+    This loop runs once per element and text node of every page and is most of the Collapsed DOM's time, hence
+    `walk_tree`'s events inlined here (lxml's iterwalk, no generator in between), each element's tag and
+    attributes read once (lxml builds a new string on every `.tag`), the context bits ORed in the same pass
+    over the attributes, and the list methods bound to locals."""
     body = page.body
+    root = page.root
     r = _Raw([], [], [], [], [], [], [], [], [], [], [], [])
     element, is_text, parents, texts, starts, stops = r.element, r.is_text, r.parent, r.text, r.start, r.stop
     forms, in_links, breaks, contexts, depths = r.form, r.in_link, r.break_before, r.context, r.depth
+    add_element, add_is_text, add_parent, add_text = element.append, is_text.append, parents.append, texts.append
+    add_start, add_stop, add_form, add_in_link = starts.append, stops.append, forms.append, in_links.append
+    add_break, add_context, add_depth = breaks.append, contexts.append, depths.append
     paths: dict[tuple[int, str], int] = {}
     path_of: list[int] = []          # per raw node: class-path id (elements) / holder's (text)
+    add_path = path_of.append
     open_nodes: list[int] = []
     open_tags: list[str] = []        # lower-cased tags of open_nodes, so that END need not lower them again
     pos = 0
@@ -158,44 +167,61 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
     pending_break = False
     last_text = -1                   # raw index of the latest text node
 
-    # the walk skips the never-rendered subtrees (head, scripts, ...) but the estimate counts their markup
-    for kind, node, text in walk_tree(page.root, INVISIBLE_TAGS):
-        if kind == START:
-            begin = pos
-            pos += len(node.tag) + 2
-            class_attr = None
-            if items := node.items():          # (see _open_len) read once for the offsets, class path and context
-                for name, value in items:
-                    pos += len(name) + len(value) + 4
-                    if name == "class":
-                        class_attr = value
-            if node is body:
-                inside = True
-            if inside:
-                tag = node.tag.lower()
+    # `walk_tree(root, INVISIBLE_TAGS)`, inlined: the walk skips the never-rendered subtrees (head, scripts, ...)
+    # but the estimate counts their markup
+    walker = etree.iterwalk(root, events=_EVENTS)
+    for event, node in walker:
+        if event == "start":
+            tag_name = node.tag
+            tag = tag_name.lower()
+            if tag in INVISIBLE_TAGS and node is not root:       # walk_tree's SKIP
+                walker.skip_subtree()
+                next(walker)                                    # the skipped element's own "end", at once
+                if inside and open_nodes and tag in FORM_TAGS:
+                    forms[open_nodes[-1]] = True
+                pos += _hidden_len(node)
+                text = node.tail
+            else:                                               # START
+                text = node.text
+                begin = pos
+                pos += len(tag_name) + 2
+                class_attr = None
+                if node is body:
+                    inside = True
                 parent = open_nodes[-1] if open_nodes else -1
-                if tag in BLOCK_TAGS:
-                    pending_break = True
-                element.append(node)
-                is_text.append(False)
-                parents.append(parent)
-                texts.append("")
-                starts.append(begin)
-                stops.append(begin)
-                forms.append(tag in FORM_TAGS)
-                in_links.append(links > 0)
-                breaks.append(False)
-                # <body>'s own classes (`single-post`, `home`) would mark every block of the page alike
-                contexts.append(contexts[parent] | own_bits(tag, items)
-                                if context and parent >= 0 else 0)
-                depths.append(len(open_nodes) + 1)
-                key = (path_of[parent] if parent >= 0 else -1, _token(node.tag, class_attr))
-                path_of.append(paths.setdefault(key, len(paths)))
-                open_nodes.append(len(parents) - 1)
-                open_tags.append(tag)
-                if tag == "a":
-                    links += 1
-        elif kind == END:
+                # `own_bits(tag, items)`, ORed in the pass below; <body>'s own classes (`single-post`, `home`)
+                # would mark every block of the page alike, so it has none
+                own = inside and context and parent >= 0
+                bits = tag_bits(tag) if own else 0
+                if items := node.items():      # (see _open_len) read once for the offsets, class path and context
+                    for name, value in items:
+                        pos += len(name) + len(value) + 4
+                        if name == "class":
+                            class_attr = value
+                        if own and name in CUE_ATTRIBUTES:
+                            bits |= attribute_bits(name, value)
+                if inside:
+                    if tag in BLOCK_TAGS:
+                        pending_break = True
+                    add_element(node)
+                    add_is_text(False)
+                    add_parent(parent)
+                    add_text("")
+                    add_start(begin)
+                    add_stop(begin)
+                    add_form(tag in FORM_TAGS)
+                    add_in_link(links > 0)
+                    add_break(False)
+                    add_context(contexts[parent] | bits if own else 0)
+                    add_depth(len(open_nodes) + 1)
+                    key = (path_of[parent] if parent >= 0 else -1, _token(tag_name, class_attr))
+                    add_path(paths.setdefault(key, len(paths)))
+                    open_nodes.append(len(parents) - 1)
+                    open_tags.append(tag)
+                    if tag == "a":
+                        links += 1
+        elif event == "end":
+            text = node.tail if node is not root else None
             pos += len(node.tag) + 3
             if inside:
                 stops[open_nodes.pop()] = pos
@@ -208,12 +234,9 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
                     inside = False
                     open_nodes.clear()
                     open_tags.clear()
-        elif kind == SKIP:
-            if inside and open_nodes and node.tag.lower() in FORM_TAGS:
-                forms[open_nodes[-1]] = True
-            pos += _hidden_len(node)
-        elif kind == COMMENT:
-            pos += len(node.text or "") + 7                     # comment or PI: ~7 chars of markup
+        else:                                                   # comment or PI: ~7 chars of markup
+            text = node.tail
+            pos += len(node.text or "") + 7
         # START: the element's first text node; otherwise the text node after the element or comment
         if text:
             if inside and open_nodes and not text.isspace():
@@ -222,22 +245,22 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
                     texts[last_text] += text                    # only comments / hidden tags in between
                     stops[last_text] = pos + len(text)
                 else:
-                    element.append(element[holder])
-                    is_text.append(True)
-                    parents.append(holder)
-                    texts.append(text)
-                    starts.append(pos)
-                    stops.append(pos + len(text))
-                    forms.append(False)
-                    in_links.append(links > 0)
-                    breaks.append(pending_break)
-                    contexts.append(contexts[holder])
-                    depths.append(depths[holder])
-                    path_of.append(path_of[holder])
+                    add_element(element[holder])
+                    add_is_text(True)
+                    add_parent(holder)
+                    add_text(text)
+                    add_start(pos)
+                    add_stop(pos + len(text))
+                    add_form(False)
+                    add_in_link(links > 0)
+                    add_break(pending_break)
+                    add_context(contexts[holder])
+                    add_depth(depths[holder])
+                    add_path(path_of[holder])
                     pending_break = False
                     last_text = len(parents) - 1
             pos += len(text)
-    pos += len(page.root.tail or "")                            # the walk leaves the root's tail out
+    pos += len(root.tail or "")                                 # the walk leaves the root's tail out
     r.class_path = path_of
     return r, pos
 
