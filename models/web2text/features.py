@@ -30,6 +30,7 @@ Ambiguities in Appendix A, and what we chose:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -246,19 +247,18 @@ def _leaf_count_matrix(texts: list[str], in_link: list[bool], stop: frozenset[st
 
 
 def _node_counts(cdom: CollapsedDOM) -> np.ndarray:
-    """(n_nodes, 13) counts of every CDOM node, summed bottom-up one depth level at a time."""
-    counts = np.zeros((len(cdom), 13))
+    """(n_nodes, 13) counts of every CDOM node: the sums over the leaves of its subtree.
+
+    The CDOM is in pre-order, so node k's subtree is the rows k..end[k], and its sums are differences of one
+    cumulative sum over the rows (leaves hold their counts, inner nodes zeros). The counts are whole numbers, far
+    below 2**53: the float sums are exact in any order.
+    """
+    per_node = np.zeros((len(cdom) + 1, 13))                      # row 0: the empty sum
     if cdom.leaves:
-        counts[cdom.leaves] = _leaf_count_matrix([cdom.text[k] for k in cdom.leaves],
-                                                 [cdom.in_link[k] for k in cdom.leaves], stopwords())
-    depth = np.asarray(cdom.depth)
-    parent = np.asarray(cdom.parent)
-    order = np.argsort(-depth, kind="stable")
-    bounds = np.flatnonzero(np.diff(depth[order])) + 1
-    for level in np.split(order, bounds):
-        if level.size and depth[level[0]] > 0:
-            np.add.at(counts, parent[level], counts[level])
-    return counts
+        per_node[np.asarray(cdom.leaves) + 1] = _leaf_count_matrix(
+            [cdom.text[k] for k in cdom.leaves], [cdom.in_link[k] for k in cdom.leaves], stopwords())
+    np.cumsum(per_node, axis=0, out=per_node)
+    return per_node[np.asarray(cdom.end, dtype=np.intp) + 1] - per_node[:-1]
 
 
 def _safe_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -340,13 +340,11 @@ def _block_features(blocks: Blocks, counts: np.ndarray, anc: np.ndarray) -> np.n
     grand = np.where(parents >= 0, parent_of[np.maximum(parents, 0)], -1)
     c = counts[leaves]
 
-    texts: dict[str, int] = {}
-    paths: dict[int, int] = {}
-    for t, k in zip(blocks.text, leaves, strict=True):
-        texts[t] = texts.get(t, 0) + 1
-        paths[cdom.class_path[k]] = paths.get(cdom.class_path[k], 0) + 1
+    texts = Counter(blocks.text)                      # Counter of a list: counted in C
+    class_paths = [cdom.class_path[k] for k in blocks.node]
+    paths = Counter(class_paths)
     same_text = np.array([texts[t] for t in blocks.text], dtype=float)
-    same_path = np.array([paths[cdom.class_path[k]] for k in leaves], dtype=float)
+    same_path = np.array([paths[p] for p in class_paths], dtype=float)
     n_words, n_punct = c[:, _N_WORDS], c[:, _N_PUNCT]
     rel = np.asarray([cdom.start[k] for k in leaves], dtype=float) / max(cdom.source_length, 1)
     own = anc[leaves]                                 # the node's own text statistics, same formulas
