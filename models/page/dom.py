@@ -87,7 +87,9 @@ def tag_path(element: etree._Element) -> str:
 
 def page_title(root: etree._Element) -> str | None:
     """`<title>`, else `og:title`, else the first `<h1>`; whitespace collapsed; None if none."""
-    for found in (root.find(".//title"), root.find(".//meta[@property='og:title']"), root.find(".//h1")):
+    # one search at a time: most pages have a <title>, and each search may walk the whole tree
+    for path in (".//title", ".//meta[@property='og:title']", ".//h1"):
+        found = root.find(path)
         if found is None:
             continue
         value = found.get("content") if found.tag == "meta" else "".join(found.itertext())
