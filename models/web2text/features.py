@@ -168,6 +168,62 @@ def _bmp_classes() -> np.ndarray:
     return _classes_of("".join(map(chr, range(0x10000))))
 
 
+# Stopwords (b7, b8: `word.lower() in stopwords()`) without making a string of every word. The shipped stopwords are
+# ASCII lower-case letters, and the only characters whose lower() is an ASCII letter are the ASCII letters and the
+# Kelvin sign (one code point, lower-cases to "k"; checked over all code points by the tests): so a word is a
+# stopword exactly when all its characters have a letter number 1-26 (their lower case) and those numbers, read in
+# base 27 and padded with zeros to the longest stopword, are a stopword's. Astral characters lower to no ASCII letter.
+
+
+def _letter_numbers(chars: str) -> np.ndarray:
+    """1-26 for a character whose lower() is one ASCII letter a-z, else 0."""
+    lowered = (c.lower() for c in chars)
+    return np.fromiter((ord(x) - 96 if len(x) == 1 and "a" <= x <= "z" else 0 for x in lowered), dtype=np.int64,
+                       count=len(chars))
+
+
+@cache
+def _bmp_letter_numbers() -> np.ndarray:
+    return _letter_numbers("".join(map(chr, range(0x10000))))
+
+
+@cache
+def _stopword_numbers(stop: frozenset[str]) -> tuple[int, np.ndarray] | None:
+    """(longest stopword, sorted base-27 numbers of the stopwords), or None when one is not ASCII lower-case
+    letters (then the words are looked up one by one)."""
+    if not stop or not all(w.isascii() and w.isalpha() and w.islower() for w in stop):
+        return None
+    longest = max(map(len, stop))
+    numbers = [sum((ord(c) - 96) * 27 ** (longest - 1 - d) for d, c in enumerate(w)) for w in stop]
+    return longest, np.array(sorted(numbers), dtype=np.int64)
+
+
+def _stopwords_per_word(joined: str, codes: np.ndarray, first: np.ndarray, last: np.ndarray,
+                        stop: frozenset[str]) -> np.ndarray:
+    """Whether each word (its first and last character in `joined`, in order) is in `stop`, as `_leaf_counts`
+    decides it: `word.lower() in stop`."""
+    table = _stopword_numbers(stop)
+    if table is None:
+        return np.fromiter(map(stop.__contains__, map(str.lower, _WORD.findall(joined))), dtype=bool,
+                           count=len(first))
+    longest, stop_numbers = table
+    letters = np.zeros(len(codes) + 1, dtype=np.int64)          # one more: a word's padding may read past the end
+    bmp = codes < 0x10000
+    letters[:-1][bmp] = _bmp_letter_numbers()[codes[bmp]]
+    lengths = last - first + 1
+    letter_total = np.zeros(len(letters) + 1, dtype=np.int64)
+    np.cumsum(letters > 0, out=letter_total[1:])
+    candidate = np.flatnonzero((lengths <= longest) & (letter_total[last + 1] - letter_total[first] == lengths))
+    offsets = np.arange(longest)
+    at = np.minimum(first[candidate, None] + offsets, len(codes))
+    digits = np.where(offsets < lengths[candidate, None], letters[at], 0)
+    numbers = digits @ (27 ** (longest - 1 - offsets))
+    found = np.searchsorted(stop_numbers, numbers)
+    is_stop = np.zeros(len(first), dtype=bool)
+    is_stop[candidate] = stop_numbers[np.minimum(found, len(stop_numbers) - 1)] == numbers
+    return is_stop
+
+
 def _leaf_count_matrix(texts: list[str], in_link: list[bool], stop: frozenset[str]) -> np.ndarray:
     r"""(n leaves, 13) float: `_leaf_counts` of every leaf, counted over the page's joined text at once.
 
@@ -175,8 +231,8 @@ def _leaf_count_matrix(texts: list[str], in_link: list[bool], stop: frozenset[st
     strips before finding sentence ends). A word is a maximal run of `\w` characters, so a leaf's words start at its
     `\w` characters that follow none, and its summed word length is its count of `\w` characters; a sentence end
     `(?<=[\w)\]"'])[.!?]+\s+` is a run of `[.!?]` after one of `[\w)\]"']` and before whitespace. All of these are
-    numpy over the characters' classes; the stopwords take one `findall`, and only the leaves holding an `@`, a `©`,
-    `://` or `www.` are searched one by one, as in `_leaf_counts`. Equal to `_leaf_counts` bit for bit (the
+    numpy over the characters' classes, and so are the stopwords (`_stopwords_per_word`); only the leaves holding an
+    `@`, a `©`, `://` or `www.` are searched one by one, as in `_leaf_counts`. Equal to `_leaf_counts` bit for bit (the
     benchmark pools are compared page by page; the tests compare the two on made-up texts).
     """
     n = len(texts)
@@ -214,10 +270,8 @@ def _leaf_count_matrix(texts: list[str], in_link: list[bool], stop: frozenset[st
     word_char = has(_WORD_CHAR)
     word_first, word_last = run_bounds(word_char)
     n_words = np.bincount(leaf_of(word_first), minlength=n)
-    words = _WORD.findall(joined)                         # the same words, in order: each leaf's in turn
-    stop_total = np.zeros(len(words) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(stop.__contains__, map(str.lower, words)), dtype=bool, count=len(words)),
-              out=stop_total[1:])
+    stop_total = np.zeros(len(word_first) + 1, dtype=np.int64)
+    np.cumsum(_stopwords_per_word(joined, codes, word_first, word_last, stop), out=stop_total[1:])
     word_ends = np.cumsum(n_words)
     ascii_digits = np.zeros(len(codes) + 1, dtype=np.int64)
     np.cumsum(has(_ASCII_DIGIT), out=ascii_digits[1:])
