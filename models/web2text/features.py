@@ -340,8 +340,15 @@ def _ends(cdom: CollapsedDOM) -> np.ndarray:
     """(n_nodes, 2): leaf text ends with punctuation / with '?' (0 for inner nodes)."""
     out = np.zeros((len(cdom), 2))
     if cdom.leaves:
-        out[cdom.leaves] = [(t[-1] in PUNCTUATION, t[-1] == "?") for t in map(cdom.text.__getitem__, cdom.leaves)]
+        # the leaves' last characters as code points (a leaf's text is never empty), compared by numpy
+        last = "".join([cdom.text[k][-1] for k in cdom.leaves])
+        codes = np.frombuffer(last.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        out[cdom.leaves, 0] = np.isin(codes, _PUNCTUATION_CODES)
+        out[cdom.leaves, 1] = codes == ord("?")
     return out
+
+
+_PUNCTUATION_CODES = np.array([ord(c) for c in PUNCTUATION], dtype=np.uint32)
 
 
 def _log_or(x: np.ndarray, floor: float) -> np.ndarray:
@@ -411,10 +418,10 @@ def _block_features(blocks: Blocks, counts: np.ndarray, anc: np.ndarray) -> np.n
         s["contains_url"], s["contains_year"], s["ratio_words_with_capital"], s["ratio_words_with_capital^2"],
         s["ratio_words_with_capital^3"], n_punct > 0, n_punct, c[:, _N_SENT] > 1, rel, rel ** 2,
     ]).astype(float, copy=False)
-    root = np.zeros(n, dtype=int)
     out = np.hstack([node, (parents >= 0)[:, None], _gather(anc, parents),
                      _tags_onehot(cdom, parents.tolist(), PARENT_TAGS), (grand >= 0)[:, None],
-                     _gather(anc, grand), _gather(anc, root), _tags_onehot(cdom, leaves.tolist(), LEAF_TAGS)])
+                     _gather(anc, grand), np.repeat(anc[:1], n, axis=0),          # the root's, on every row
+                     _tags_onehot(cdom, leaves.tolist(), LEAF_TAGS)])
     return out.astype(float, copy=False)
 
 
