@@ -67,6 +67,11 @@ def tag_bits(tag: str) -> int:
 @lru_cache(maxsize=16384)
 def word_bits(value: str | None) -> int:
     """Bits of the words in a class or id value (`post-content`, `commentlist`)."""
+    return _word_bits(value)
+
+
+def _word_bits(value: str | None) -> int:
+    # uncached: `attribute_bits` caches by (name, value) already, and a second cache would only cost a miss more
     if not value:
         return 0
     # a page of a new site brings a hundred unseen values: this runs once for each (see _ASCII_WORD_PATTERNS)
@@ -102,7 +107,7 @@ CUE_ATTRIBUTES = frozenset({"class", "id", "role", "itemprop", "style"})
 def attribute_bits(name: str, value: str) -> int:
     """Bits of one attribute named in CUE_ATTRIBUTES (`own_bits` is the tag's bits ORed with these)."""
     if name == "class" or name == "id":
-        return word_bits(value)
+        return _word_bits(value)
     if name == "role":
         return _BIT.get(_ROLE_BITS.get(value.strip().lower(), ""), 0)
     if name == "itemprop":

@@ -120,7 +120,7 @@ def _hidden_len(element: etree._Element) -> int:
 def _token(tag: str, class_attr: str | None) -> str:
     """One class-path step: `a.link.nav` (classes sorted, so attribute order does not matter); pages repeat a
     few (tag, class) pairs thousands of times, hence the cache."""
-    return tag.lower() + "".join("." + c for c in sorted((class_attr or "").split()))
+    return ".".join([tag.lower(), *sorted((class_attr or "").split())])
 
 
 @dataclass(slots=True)
