@@ -61,8 +61,11 @@ def looks_binary(body: bytes, sample: int = 2048, max_control_share: float = 0.0
     head = body[:sample]
     if not head or head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return False
-    controls = sum(1 for b in head if b < 9 or 13 < b < 32 or b == 127)
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))     # counted in C: every page runs this
     return controls / len(head) > max_control_share
+
+
+_CONTROL_BYTES = bytes(b for b in range(256) if b < 9 or 13 < b < 32 or b == 127)
 
 
 def _detect(body: bytes) -> str | None:

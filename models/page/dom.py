@@ -46,14 +46,20 @@ def xpaths_of(elements: Sequence[etree._Element]) -> list[str]:
     numbered: set[etree._Element] = set()
 
     def number_children(parent: etree._Element) -> None:
+        # once per parent of a content block, over all its children (a <body> may have thousands): each tag read
+        # once, the element children picked in C, the counting in C (Counter of a list)
         numbered.add(parent)
         prefix = paths[parent]
-        children = [c for c in parent if isinstance(c.tag, str)]
-        counts = Counter(c.tag for c in children)
-        seen: Counter[str] = Counter()
-        for c in children:
-            seen[c.tag] += 1
-            paths[c] = f"{prefix}/{c.tag}" if counts[c.tag] == 1 else f"{prefix}/{c.tag}[{seen[c.tag]}]"
+        children = list(parent.iterchildren(etree.Element))     # elements only: no comments or PIs
+        tags = [c.tag for c in children]
+        counts = Counter(tags)
+        seen: dict[str, int] = {}
+        for c, tag in zip(children, tags, strict=True):
+            if counts[tag] == 1:
+                paths[c] = f"{prefix}/{tag}"
+            else:
+                seen[tag] = number = seen.get(tag, 0) + 1
+                paths[c] = f"{prefix}/{tag}[{number}]"
 
     out = []
     for element in elements:
@@ -81,7 +87,9 @@ def tag_path(element: etree._Element) -> str:
 
 def page_title(root: etree._Element) -> str | None:
     """`<title>`, else `og:title`, else the first `<h1>`; whitespace collapsed; None if none."""
-    for found in (root.find(".//title"), root.find(".//meta[@property='og:title']"), root.find(".//h1")):
+    # one search at a time: most pages have a <title>, and each search may walk the whole tree
+    for path in (".//title", ".//meta[@property='og:title']", ".//h1"):
+        found = root.find(path)
         if found is None:
             continue
         value = found.get("content") if found.tag == "meta" else "".join(found.itertext())

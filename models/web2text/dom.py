@@ -27,10 +27,11 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from lxml import etree
 
-from ..page import BLOCK_TAGS, COMMENT, END, INVISIBLE_TAGS, SKIP, START, ParsedPage, walk_tree, xpaths_of
-from ..page.context import own_bits
+from ..page import BLOCK_TAGS, INVISIBLE_TAGS, ParsedPage, xpaths_of
+from ..page.context import CUE_ATTRIBUTES, attribute_bits, tag_bits
 
 __all__ = ["FORM_TAGS", "CollapsedDOM", "Blocks", "collapse_dom", "segment_blocks", "page_blocks"]
 
@@ -98,6 +99,8 @@ def _open_len(element: etree._Element) -> int:
 
 
 _NODES = (etree.Element, etree.Comment, etree.ProcessingInstruction)   # what iterwalk reports: no entities
+# `walk_tree`'s events: "comment" and "pi" must be asked for, or the text after a comment (its tail) is lost
+_EVENTS = ("start", "end", "comment", "pi")
 
 
 def _hidden_len(element: etree._Element) -> int:
@@ -117,7 +120,7 @@ def _hidden_len(element: etree._Element) -> int:
 def _token(tag: str, class_attr: str | None) -> str:
     """One class-path step: `a.link.nav` (classes sorted, so attribute order does not matter); pages repeat a
     few (tag, class) pairs thousands of times, hence the cache."""
-    return tag.lower() + "".join("." + c for c in sorted((class_attr or "").split()))
+    return ".".join([tag.lower(), *sorted((class_attr or "").split())])
 
 
 @dataclass(slots=True)
@@ -127,7 +130,8 @@ class _Raw:
     element: list[etree._Element]    # for a text node: the element holding it
     is_text: list[bool]
     parent: list[int]
-    text: list[str]
+    text: list[str]                  # text node: its text; element: its lower-cased tag
+    last: list[int]                  # index of the last node of the subtree (a text node: itself)
     start: list[int]
     stop: list[int]
     form: list[bool]
@@ -142,14 +146,22 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
     """Build the raw content tree of the body and the estimated source length of the whole page (with each
     node's context bits if `context`, else zeros: they cost about 1 us per element, which Web2Text never reads).
 
-    This loop runs once per element and text node of every page and is most of Web2Text's and BlockNet's
-    feature time, hence the list methods bound to locals and no helper call per node."""
+    This loop runs once per element and text node of every page and is most of the Collapsed DOM's time, hence
+    `walk_tree`'s events inlined here (lxml's iterwalk, no generator in between), each element's tag and
+    attributes read once (lxml builds a new string on every `.tag`), the context bits ORed in the same pass
+    over the attributes, and the list methods bound to locals."""
     body = page.body
-    r = _Raw([], [], [], [], [], [], [], [], [], [], [], [])
+    root = page.root
+    r = _Raw([], [], [], [], [], [], [], [], [], [], [], [], [])
     element, is_text, parents, texts, starts, stops = r.element, r.is_text, r.parent, r.text, r.start, r.stop
-    forms, in_links, breaks, contexts, depths = r.form, r.in_link, r.break_before, r.context, r.depth
+    forms, in_links, breaks, contexts, depths, lasts = r.form, r.in_link, r.break_before, r.context, r.depth, r.last
+    add_element, add_is_text, add_parent, add_text = element.append, is_text.append, parents.append, texts.append
+    add_last = lasts.append
+    add_start, add_stop, add_form, add_in_link = starts.append, stops.append, forms.append, in_links.append
+    add_break, add_context, add_depth = breaks.append, contexts.append, depths.append
     paths: dict[tuple[int, str], int] = {}
     path_of: list[int] = []          # per raw node: class-path id (elements) / holder's (text)
+    add_path = path_of.append
     open_nodes: list[int] = []
     open_tags: list[str] = []        # lower-cased tags of open_nodes, so that END need not lower them again
     pos = 0
@@ -158,47 +170,67 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
     pending_break = False
     last_text = -1                   # raw index of the latest text node
 
-    # the walk skips the never-rendered subtrees (head, scripts, ...) but the estimate counts their markup
-    for kind, node, text in walk_tree(page.root, INVISIBLE_TAGS):
-        if kind == START:
-            begin = pos
-            pos += len(node.tag) + 2
-            class_attr = None
-            if items := node.items():          # (see _open_len) read once for the offsets, class path and context
-                for name, value in items:
-                    pos += len(name) + len(value) + 4
-                    if name == "class":
-                        class_attr = value
-            if node is body:
-                inside = True
-            if inside:
-                tag = node.tag.lower()
+    # `walk_tree(root, INVISIBLE_TAGS)`, inlined: the walk skips the never-rendered subtrees (head, scripts, ...)
+    # but the estimate counts their markup
+    walker = etree.iterwalk(root, events=_EVENTS)
+    for event, node in walker:
+        if event == "start":
+            tag_name = node.tag
+            tag = tag_name.lower()
+            if tag in INVISIBLE_TAGS and node is not root:       # walk_tree's SKIP
+                walker.skip_subtree()
+                next(walker)                                    # the skipped element's own "end", at once
+                if inside and open_nodes and tag in FORM_TAGS:
+                    forms[open_nodes[-1]] = True
+                pos += _hidden_len(node)
+                text = node.tail
+            else:                                               # START
+                text = node.text
+                begin = pos
+                pos += len(tag_name) + 2
+                class_attr = None
+                if node is body:
+                    inside = True
                 parent = open_nodes[-1] if open_nodes else -1
-                if tag in BLOCK_TAGS:
-                    pending_break = True
-                element.append(node)
-                is_text.append(False)
-                parents.append(parent)
-                texts.append("")
-                starts.append(begin)
-                stops.append(begin)
-                forms.append(tag in FORM_TAGS)
-                in_links.append(links > 0)
-                breaks.append(False)
-                # <body>'s own classes (`single-post`, `home`) would mark every block of the page alike
-                contexts.append(contexts[parent] | own_bits(tag, items)
-                                if context and parent >= 0 else 0)
-                depths.append(len(open_nodes) + 1)
-                key = (path_of[parent] if parent >= 0 else -1, _token(node.tag, class_attr))
-                path_of.append(paths.setdefault(key, len(paths)))
-                open_nodes.append(len(parents) - 1)
-                open_tags.append(tag)
-                if tag == "a":
-                    links += 1
-        elif kind == END:
+                # `own_bits(tag, items)`, ORed in the pass below; <body>'s own classes (`single-post`, `home`)
+                # would mark every block of the page alike, so it has none
+                own = inside and context and parent >= 0
+                bits = tag_bits(tag) if own else 0
+                if items := node.items():      # (see _open_len) read once for the offsets, class path and context
+                    for name, value in items:
+                        pos += len(name) + len(value) + 4
+                        if name == "class":
+                            class_attr = value
+                        if own and name in CUE_ATTRIBUTES:
+                            bits |= attribute_bits(name, value)
+                if inside:
+                    if tag in BLOCK_TAGS:
+                        pending_break = True
+                    add_element(node)
+                    add_is_text(False)
+                    add_parent(parent)
+                    add_text(tag)
+                    add_last(-1)                                # set at the element's end
+                    add_start(begin)
+                    add_stop(begin)
+                    add_form(tag in FORM_TAGS)
+                    add_in_link(links > 0)
+                    add_break(False)
+                    add_context(contexts[parent] | bits if own else 0)
+                    add_depth(len(open_nodes) + 1)
+                    key = (path_of[parent] if parent >= 0 else -1, _token(tag_name, class_attr))
+                    add_path(paths.setdefault(key, len(paths)))
+                    open_nodes.append(len(parents) - 1)
+                    open_tags.append(tag)
+                    if tag == "a":
+                        links += 1
+        elif event == "end":
+            text = node.tail if node is not root else None
             pos += len(node.tag) + 3
             if inside:
-                stops[open_nodes.pop()] = pos
+                closed = open_nodes.pop()
+                stops[closed] = pos
+                lasts[closed] = len(parents) - 1
                 tag = open_tags.pop()
                 if tag == "a":
                     links -= 1
@@ -208,12 +240,9 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
                     inside = False
                     open_nodes.clear()
                     open_tags.clear()
-        elif kind == SKIP:
-            if inside and open_nodes and node.tag.lower() in FORM_TAGS:
-                forms[open_nodes[-1]] = True
-            pos += _hidden_len(node)
-        elif kind == COMMENT:
-            pos += len(node.text or "") + 7                     # comment or PI: ~7 chars of markup
+        else:                                                   # comment or PI: ~7 chars of markup
+            text = node.tail
+            pos += len(node.text or "") + 7
         # START: the element's first text node; otherwise the text node after the element or comment
         if text:
             if inside and open_nodes and not text.isspace():
@@ -222,22 +251,23 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
                     texts[last_text] += text                    # only comments / hidden tags in between
                     stops[last_text] = pos + len(text)
                 else:
-                    element.append(element[holder])
-                    is_text.append(True)
-                    parents.append(holder)
-                    texts.append(text)
-                    starts.append(pos)
-                    stops.append(pos + len(text))
-                    forms.append(False)
-                    in_links.append(links > 0)
-                    breaks.append(pending_break)
-                    contexts.append(contexts[holder])
-                    depths.append(depths[holder])
-                    path_of.append(path_of[holder])
+                    add_element(element[holder])
+                    add_is_text(True)
+                    add_parent(holder)
+                    add_text(text)
+                    add_last(len(parents) - 1)
+                    add_start(pos)
+                    add_stop(pos + len(text))
+                    add_form(False)
+                    add_in_link(links > 0)
+                    add_break(pending_break)
+                    add_context(contexts[holder])
+                    add_depth(depths[holder])
+                    add_path(path_of[holder])
                     pending_break = False
                     last_text = len(parents) - 1
             pos += len(text)
-    pos += len(page.root.tail or "")                            # the walk leaves the root's tail out
+    pos += len(root.tail or "")                                 # the walk leaves the root's tail out
     r.class_path = path_of
     return r, pos
 
@@ -247,71 +277,85 @@ def collapse_dom(page: ParsedPage, context: bool = False) -> CollapsedDOM:
 
     With `context`, each leaf also gets the context bits of the elements above its text (`CollapsedDOM.context`,
     used by blocknet; all zero otherwise).
+
+    The raw tree is in pre-order and each node knows its subtree's last node, so the subtree sums (has it text,
+    has it a form element), the kept children, the chains and each CDOM node's end are numpy over the raw
+    arrays, not Python loops over every raw node.
     """
     r, source_length = _walk(page, context)
     n = len(r.parent)
-    has_text = list(r.is_text)
-    form = list(r.form)
-    for i in range(n - 1, 0, -1):                 # children follow parents: one sweep is bottom-up
-        p = r.parent[i]
-        if p >= 0:
-            has_text[p] = has_text[p] or has_text[i]
-            form[p] = form[p] or form[i]
-    kept_children = [0] * n
-    for i in range(1, n):
-        if has_text[i] and r.parent[i] >= 0:
-            kept_children[r.parent[i]] += 1
+    parent = np.array(r.parent, dtype=np.intp)
+    last = np.array(r.last, dtype=np.intp)
+    first = np.arange(n)
 
-    c = CollapsedDOM([], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], source_length)
-    chain_tags: list[list[str]] = []
-    cdom_of = [-1] * n
-    previous_text = ""
-    for i in range(n):
-        if not has_text[i]:
-            continue
-        p = r.parent[i]
-        if p >= 0 and kept_children[p] == 1:          # the only child: merge into the parent's chain
-            k = cdom_of[p]
-        else:
-            k = len(c.parent)
-            parent = cdom_of[p] if p >= 0 else -1
-            c.parent.append(parent)
-            c.end.append(k)
-            c.depth.append(c.depth[parent] + 1 if parent >= 0 else 0)
-            chain_tags.append([])
-            c.top.append(r.element[i])
-            c.start.append(r.start[i])
-            c.stop.append(r.stop[i])
-            c.has_form.append(form[i])
-            c.text.append(None)
-            c.holder.append(None)
-            c.in_link.append(False)
-            c.break_before.append(False)
-            c.glued.append(False)
-            c.class_path.append(-1)
-            c.context.append(0)
-            c.holder_depth.append(0)
-        cdom_of[i] = k
-        if r.is_text[i]:
-            chain_tags[k].append(TEXT_TAG)
-            c.text[k] = " ".join(r.text[i].split())
-            c.holder[k] = r.element[i]
-            c.in_link[k] = r.in_link[i]
-            c.break_before[k] = r.break_before[i]
-            c.glued[k] = bool(c.leaves) and not r.text[i][:1].isspace() and not previous_text[-1:].isspace()
-            previous_text = r.text[i]
-            c.class_path[k] = r.class_path[i]
-            c.context[k] = r.context[i]
-            c.holder_depth[k] = r.depth[i]
-            c.leaves.append(k)
-        else:
-            chain_tags[k].append(r.element[i].tag.lower())
-    c.tags = [tuple(t) for t in chain_tags]
-    for k in range(len(c.parent) - 1, 0, -1):
-        p = c.parent[k]
-        if c.end[k] > c.end[p]:
-            c.end[p] = c.end[k]
-    return c
+    def in_subtree(flags: list[bool]) -> np.ndarray:
+        # True where a node's subtree (itself included) holds a flagged node
+        before = np.zeros(n + 1, dtype=np.intp)
+        np.cumsum(flags, out=before[1:])
+        return before[last + 1] > before[first]
+
+    has_text = in_subtree(r.is_text)
+    has_form = in_subtree(r.form)
+    has_parent = parent >= 0
+    kept_children = np.bincount(parent[has_text & has_parent], minlength=n)
+    # a kept node that is its parent's only kept child merges into the parent's chain; the others start one
+    merged = has_text & has_parent & (kept_children[np.where(has_parent, parent, 0)] == 1)
+    starts_chain = has_text & ~merged
+    top = np.where(merged, parent, first)                         # pointer doubling up to the chain's top node
+    while True:
+        higher = top[top]
+        if np.array_equal(higher, top):
+            break
+        top = higher
+    new_before = np.zeros(n + 1, dtype=np.intp)
+    np.cumsum(starts_chain, out=new_before[1:])
+    cdom_of = new_before[top]                                     # CDOM index of each kept node (its chain's rank)
+    tops = np.flatnonzero(starts_chain)
+    top_parent = parent[tops]
+    cdom_parent = np.where(top_parent >= 0, cdom_of[np.maximum(top_parent, 0)], -1)
+    # pre-order: a CDOM node's subtree ends at the last chain that starts inside its top node's raw subtree
+    cdom_end = new_before[last[tops] + 1] - 1
+    m = len(tops)
+    depth = [0] * m
+    cdom_parent_list = cdom_parent.tolist()
+    for k in range(1, m):
+        depth[k] = depth[cdom_parent_list[k]] + 1
+
+    # a chain's nodes follow one another among the kept nodes (the nodes between a parent and its only kept child
+    # are text-less), so the chains are the runs of kept nodes that each starting node opens
+    kept = np.flatnonzero(has_text)
+    kept_list = kept.tolist()
+    labels = [TEXT_TAG if is_text else tag for is_text, tag in
+              zip(map(r.is_text.__getitem__, kept_list), map(r.text.__getitem__, kept_list), strict=True)]
+    bounds = np.flatnonzero(starts_chain[kept]).tolist() + [len(kept_list)]
+    tags = [tuple(labels[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
+
+    texts = [i for i in kept_list if r.is_text[i]]               # the text nodes, in document order
+    leaves = cdom_of[texts].tolist() if texts else []
+    text: list[str | None] = [None] * m
+    holder: list[etree._Element | None] = [None] * m
+    in_link, break_before, glued = [False] * m, [False] * m, [False] * m
+    class_path, leaf_context, holder_depth = [-1] * m, [0] * m, [0] * m
+    previous_text = None                                         # raw text of the leaf before
+    for k, i in zip(leaves, texts, strict=True):
+        raw_text = r.text[i]
+        text[k] = " ".join(raw_text.split())
+        holder[k] = r.element[i]
+        in_link[k] = r.in_link[i]
+        break_before[k] = r.break_before[i]
+        glued[k] = (previous_text is not None and not raw_text[:1].isspace()
+                    and not previous_text[-1:].isspace())
+        previous_text = raw_text
+        class_path[k] = r.class_path[i]
+        leaf_context[k] = r.context[i]
+        holder_depth[k] = r.depth[i]
+    tops_list = tops.tolist()
+    return CollapsedDOM(parent=cdom_parent_list, end=cdom_end.tolist(), depth=depth, tags=tags,
+                        top=[r.element[i] for i in tops_list], start=[r.start[i] for i in tops_list],
+                        stop=[r.stop[i] for i in tops_list], has_form=has_form[tops].tolist(), text=text,
+                        holder=holder, in_link=in_link, break_before=break_before, glued=glued,
+                        class_path=class_path, context=leaf_context, holder_depth=holder_depth, leaves=leaves,
+                        source_length=source_length)
 
 
 def segment_blocks(cdom: CollapsedDOM) -> Blocks:

@@ -30,6 +30,7 @@ Ambiguities in Appendix A, and what we chose:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -125,7 +126,8 @@ _N_CHARS, _N_WORDS, _WORD_LEN, _N_STOP, _N_PUNCT, _N_DIGITS, _N_SENT, _N_CAP, _L
 
 
 def _leaf_counts(text: str, in_link: bool, stop: frozenset[str]) -> list[float]:
-    # called once per block: C-level counting (map, translate) and cheap guards before the rarer regexes
+    """The 13 counts of one leaf's text (the columns above): the definition that `_leaf_count_matrix`, which counts
+    all of a page's leaves at once, must equal (the tests compare the two)."""
     words = _WORD.findall(text)
     n_chars = len(text)
     n_digits = len(_NON_DIGIT.sub("", text))
@@ -137,20 +139,181 @@ def _leaf_counts(text: str, in_link: bool, stop: frozenset[str]) -> list[float]:
             n_digits >= 4 and any(len(w) == 4 and w.isascii() and w.isdigit() for w in words)]
 
 
+# Classes of a character for `_leaf_count_matrix`, one bit each, from the regular expressions and str methods that
+# `_leaf_counts` uses: `\w`, `\d`, upper case, one of PUNCTUATION, a sentence end `[.!?]`, what may come before
+# one (`[\w)\]"']`), `\s`, an ASCII digit.
+_WORD_CHAR, _DIGIT, _UPPER, _PUNCT, _SENTENCE_MARK, _BEFORE_SENTENCE_MARK, _SPACE, _ASCII_DIGIT = \
+    (1 << i for i in range(8))
+_CLASS_PATTERNS = ((_WORD_CHAR, r"\w"), (_DIGIT, r"\d"), (_PUNCT, f"[{re.escape(PUNCTUATION)}]"),
+                   (_SENTENCE_MARK, r"[.!?]"), (_BEFORE_SENTENCE_MARK, r"[\w)\]\"']"), (_SPACE, r"\s"),
+                   (_ASCII_DIGIT, r"[0-9]"))
+# Between the leaves in the joined text; in no class, so that no run of a class (a word, a sentence end) crosses it
+# and each leaf counts as if alone. Leaves are found by their lengths, never by the separator: one inside a text (the
+# parse drops NUL characters anyway) is one more character of no class, as it is to `_leaf_counts`.
+_SEPARATOR = "\x00"
+
+
+def _classes_of(chars: str) -> np.ndarray:
+    """The class bits of each character of `chars`."""
+    bits = np.zeros(len(chars), dtype=np.uint8)
+    for bit, pattern in _CLASS_PATTERNS:
+        bits[[m.start() for m in re.finditer(pattern, chars)]] |= bit
+    bits[[i for i, c in enumerate(chars) if c.isupper()]] |= _UPPER
+    return bits
+
+
+@cache
+def _bmp_classes() -> np.ndarray:
+    """Class bits of the 65,536 characters of the Basic Multilingual Plane, indexed by code point (~30 ms, once)."""
+    return _classes_of("".join(map(chr, range(0x10000))))
+
+
+# Stopwords (b7, b8: `word.lower() in stopwords()`) without making a string of every word. The shipped stopwords are
+# ASCII lower-case letters, and the only characters whose lower() is an ASCII letter are the ASCII letters and the
+# Kelvin sign (one code point, lower-cases to "k"; checked over all code points by the tests): so a word is a
+# stopword exactly when all its characters have a letter number 1-26 (their lower case) and those numbers, read in
+# base 27 and padded with zeros to the longest stopword, are a stopword's. Astral characters lower to no ASCII letter.
+
+
+def _letter_numbers(chars: str) -> np.ndarray:
+    """1-26 for a character whose lower() is one ASCII letter a-z, else 0."""
+    lowered = (c.lower() for c in chars)
+    return np.fromiter((ord(x) - 96 if len(x) == 1 and "a" <= x <= "z" else 0 for x in lowered), dtype=np.uint8,
+                       count=len(chars))
+
+
+@cache
+def _bmp_letter_numbers() -> np.ndarray:
+    """`_letter_numbers` of the Basic Multilingual Plane, indexed by code point (64 kB, ~30 ms, once)."""
+    return _letter_numbers("".join(map(chr, range(0x10000))))
+
+
+@cache
+def _stopword_numbers(stop: frozenset[str]) -> tuple[int, np.ndarray] | None:
+    """(longest stopword, sorted base-27 numbers of the stopwords), or None when one is not ASCII lower-case
+    letters (then the words are looked up one by one)."""
+    if not stop or not all(w.isascii() and w.isalpha() and w.islower() for w in stop):
+        return None
+    longest = max(map(len, stop))
+    numbers = [sum((ord(c) - 96) * 27 ** (longest - 1 - d) for d, c in enumerate(w)) for w in stop]
+    return longest, np.array(sorted(numbers), dtype=np.int64)
+
+
+def _stopwords_per_word(joined: str, codes: np.ndarray, first: np.ndarray, last: np.ndarray,
+                        stop: frozenset[str]) -> np.ndarray:
+    """Whether each word (its first and last character in `joined`, in order) is in `stop`, as `_leaf_counts`
+    decides it: `word.lower() in stop`."""
+    table = _stopword_numbers(stop)
+    if table is None:
+        return np.fromiter(map(stop.__contains__, map(str.lower, _WORD.findall(joined))), dtype=bool,
+                           count=len(first))
+    longest, stop_numbers = table
+    letters = np.zeros(len(codes) + 1, dtype=np.int64)          # one more: a word's padding may read past the end
+    bmp = codes < 0x10000
+    letters[:-1][bmp] = _bmp_letter_numbers()[codes[bmp]]
+    lengths = last - first + 1
+    letter_total = np.zeros(len(letters) + 1, dtype=np.int64)
+    np.cumsum(letters > 0, out=letter_total[1:])
+    candidate = np.flatnonzero((lengths <= longest) & (letter_total[last + 1] - letter_total[first] == lengths))
+    offsets = np.arange(longest)
+    at = np.minimum(first[candidate, None] + offsets, len(codes))
+    digits = np.where(offsets < lengths[candidate, None], letters[at], 0)
+    numbers = digits @ (27 ** (longest - 1 - offsets))
+    found = np.searchsorted(stop_numbers, numbers)
+    is_stop = np.zeros(len(first), dtype=bool)
+    is_stop[candidate] = stop_numbers[np.minimum(found, len(stop_numbers) - 1)] == numbers
+    return is_stop
+
+
+def _leaf_count_matrix(texts: list[str], in_link: list[bool], stop: frozenset[str]) -> np.ndarray:
+    r"""(n leaves, 13) float: `_leaf_counts` of every leaf, counted over the page's joined text at once.
+
+    `texts` are whitespace-collapsed (CollapsedDOM.text: no leading or trailing whitespace, which `_leaf_counts`
+    strips before finding sentence ends). A word is a maximal run of `\w` characters, so a leaf's words start at its
+    `\w` characters that follow none, and its summed word length is its count of `\w` characters; a sentence end
+    `(?<=[\w)\]"'])[.!?]+\s+` is a run of `[.!?]` after one of `[\w)\]"']` and before whitespace. All of these are
+    numpy over the characters' classes, and so are the stopwords (`_stopwords_per_word`); only the leaves holding an
+    `@`, a `©`, `://` or `www.` are searched one by one, as in `_leaf_counts`. Equal to `_leaf_counts` bit for bit (the
+    benchmark pools are compared page by page; the tests compare the two on made-up texts).
+    """
+    n = len(texts)
+    joined = _SEPARATOR.join(texts)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    starts = np.zeros(n, dtype=np.int64)                  # leaf i is joined[starts[i]:starts[i] + lengths[i]]
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    bmp = codes < 0x10000
+    if bmp.all():
+        classes = _bmp_classes()[codes]
+    else:                                                 # emoji and other astral characters: classed one by one
+        classes = np.empty(len(codes), dtype=np.uint8)
+        classes[bmp] = _bmp_classes()[codes[bmp]]
+        astral, where = np.unique(codes[~bmp], return_inverse=True)
+        classes[~bmp] = _classes_of("".join(map(chr, astral.tolist())))[where]
+
+    def has(bit: int) -> np.ndarray:
+        return (classes & bit).astype(bool)
+
+    def per_leaf(per_char: np.ndarray) -> np.ndarray:
+        # sums over each leaf's characters (a separator is in no class: it counts nothing)
+        total = np.zeros(len(per_char) + 1, dtype=np.int64)
+        np.cumsum(per_char, out=total[1:])
+        return total[starts + lengths] - total[starts]
+
+    def leaf_of(positions: np.ndarray) -> np.ndarray:
+        return np.searchsorted(starts, positions, side="right") - 1
+
+    def run_bounds(member: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # first and last positions of each maximal run of `member` characters, in order
+        edges = np.diff(member.astype(np.int8), prepend=np.int8(0), append=np.int8(0))
+        return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+
+    word_char = has(_WORD_CHAR)
+    word_first, word_last = run_bounds(word_char)
+    n_words = np.bincount(leaf_of(word_first), minlength=n)
+    stop_total = np.zeros(len(word_first) + 1, dtype=np.int64)
+    np.cumsum(_stopwords_per_word(joined, codes, word_first, word_last, stop), out=stop_total[1:])
+    word_ends = np.cumsum(n_words)
+    ascii_digits = np.zeros(len(codes) + 1, dtype=np.int64)
+    np.cumsum(has(_ASCII_DIGIT), out=ascii_digits[1:])
+    year = (word_last - word_first == 3) & (ascii_digits[word_last + 1] - ascii_digits[word_first] == 4)
+    mark_first, mark_last = run_bounds(has(_SENTENCE_MARK))
+    before, space = has(_BEFORE_SENTENCE_MARK), has(_SPACE)
+    ends = (mark_first > 0) & (mark_last + 1 < len(codes))
+    ends[ends] = before[mark_first[ends] - 1] & space[mark_last[ends] + 1]
+    hints = (codes == ord("@")) | (codes == ord("©"))
+    hints[:-2] |= (codes[:-2] == ord(":")) & (codes[1:-1] == ord("/")) & (codes[2:] == ord("/"))
+    hints[:-3] |= ((codes[:-3] == ord("w")) & (codes[1:-2] == ord("w")) & (codes[2:-1] == ord("w"))
+                   & (codes[3:] == ord(".")))
+    copyright_, email, url = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    for leaf in np.unique(leaf_of(np.flatnonzero(hints))).tolist():
+        text = texts[leaf]
+        copyright_[leaf] = "©" in text
+        email[leaf] = "@" in text and _EMAIL.search(text) is not None
+        url[leaf] = ("://" in text or "www." in text) and _URL.search(text) is not None
+    years = np.zeros(n, dtype=bool)
+    years[leaf_of(word_first[year])] = True
+    return np.column_stack([
+        lengths, n_words, per_leaf(word_char), stop_total[word_ends] - stop_total[word_ends - n_words],
+        per_leaf(has(_PUNCT)), per_leaf(has(_DIGIT)), np.bincount(leaf_of(mark_first[ends]), minlength=n) + 1,
+        np.bincount(leaf_of(word_first[has(_UPPER)[word_first]]), minlength=n),
+        lengths * np.fromiter(in_link, dtype=bool, count=n), copyright_, email, url, years,
+    ]).astype(float)
+
+
 def _node_counts(cdom: CollapsedDOM) -> np.ndarray:
-    """(n_nodes, 13) counts of every CDOM node, summed bottom-up one depth level at a time."""
-    stop = stopwords()
-    counts = np.zeros((len(cdom), 13))
+    """(n_nodes, 13) counts of every CDOM node: the sums over the leaves of its subtree.
+
+    The CDOM is in pre-order, so node k's subtree is the rows k..end[k], and its sums are differences of one
+    cumulative sum over the rows (leaves hold their counts, inner nodes zeros). The counts are whole numbers, far
+    below 2**53: the float sums are exact in any order.
+    """
+    per_node = np.zeros((len(cdom) + 1, 13))                      # row 0: the empty sum
     if cdom.leaves:
-        counts[cdom.leaves] = [_leaf_counts(cdom.text[k], cdom.in_link[k], stop) for k in cdom.leaves]
-    depth = np.asarray(cdom.depth)
-    parent = np.asarray(cdom.parent)
-    order = np.argsort(-depth, kind="stable")
-    bounds = np.flatnonzero(np.diff(depth[order])) + 1
-    for level in np.split(order, bounds):
-        if level.size and depth[level[0]] > 0:
-            np.add.at(counts, parent[level], counts[level])
-    return counts
+        per_node[np.asarray(cdom.leaves) + 1] = _leaf_count_matrix(
+            [cdom.text[k] for k in cdom.leaves], [cdom.in_link[k] for k in cdom.leaves], stopwords())
+    np.cumsum(per_node, axis=0, out=per_node)
+    return per_node[np.asarray(cdom.end, dtype=np.intp) + 1] - per_node[:-1]
 
 
 def _safe_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -178,8 +341,15 @@ def _ends(cdom: CollapsedDOM) -> np.ndarray:
     """(n_nodes, 2): leaf text ends with punctuation / with '?' (0 for inner nodes)."""
     out = np.zeros((len(cdom), 2))
     if cdom.leaves:
-        out[cdom.leaves] = [(t[-1] in PUNCTUATION, t[-1] == "?") for t in map(cdom.text.__getitem__, cdom.leaves)]
+        # the leaves' last characters as code points (a leaf's text is never empty), compared by numpy
+        last = "".join([cdom.text[k][-1] for k in cdom.leaves])
+        codes = np.frombuffer(last.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        out[cdom.leaves, 0] = np.isin(codes, _PUNCTUATION_CODES)
+        out[cdom.leaves, 1] = codes == ord("?")
     return out
+
+
+_PUNCTUATION_CODES = np.array([ord(c) for c in PUNCTUATION], dtype=np.uint32)
 
 
 def _log_or(x: np.ndarray, floor: float) -> np.ndarray:
@@ -189,10 +359,12 @@ def _log_or(x: np.ndarray, floor: float) -> np.ndarray:
 
 def _tags_onehot(cdom: CollapsedDOM, nodes: list[int], tags: tuple[str, ...]) -> np.ndarray:
     """1 where a tag occurs anywhere in the node's merged chain (a CDOM node stands for all of them)."""
-    # pages repeat a few chains (`p`, `a`, `li a`) thousands of times: one row per distinct chain
-    chains = [cdom.tags[k] if k >= 0 else () for k in nodes]
-    rows = {chain: [t in chain for t in tags] for chain in set(chains)}
-    return np.array([rows[chain] for chain in chains], dtype=float).reshape(len(nodes), len(tags))
+    # pages repeat a few chains (`p`, `a`, `li a`) thousands of times: one row per distinct chain, then numpy
+    # picks each node's row
+    row_of: dict[tuple[str, ...], int] = {}
+    rows = [row_of.setdefault(cdom.tags[k] if k >= 0 else (), len(row_of)) for k in nodes]
+    table = np.array([[t in chain for t in tags] for chain in row_of], dtype=float).reshape(len(row_of), len(tags))
+    return table[rows].reshape(len(nodes), len(tags))
 
 
 def _gather(stats: np.ndarray, nodes: np.ndarray) -> np.ndarray:
@@ -230,13 +402,11 @@ def _block_features(blocks: Blocks, counts: np.ndarray, anc: np.ndarray) -> np.n
     grand = np.where(parents >= 0, parent_of[np.maximum(parents, 0)], -1)
     c = counts[leaves]
 
-    texts: dict[str, int] = {}
-    paths: dict[int, int] = {}
-    for t, k in zip(blocks.text, leaves, strict=True):
-        texts[t] = texts.get(t, 0) + 1
-        paths[cdom.class_path[k]] = paths.get(cdom.class_path[k], 0) + 1
+    texts = Counter(blocks.text)                      # Counter of a list: counted in C
+    class_paths = [cdom.class_path[k] for k in blocks.node]
+    paths = Counter(class_paths)
     same_text = np.array([texts[t] for t in blocks.text], dtype=float)
-    same_path = np.array([paths[cdom.class_path[k]] for k in leaves], dtype=float)
+    same_path = np.array([paths[p] for p in class_paths], dtype=float)
     n_words, n_punct = c[:, _N_WORDS], c[:, _N_PUNCT]
     rel = np.asarray([cdom.start[k] for k in leaves], dtype=float) / max(cdom.source_length, 1)
     own = anc[leaves]                                 # the node's own text statistics, same formulas
@@ -249,10 +419,10 @@ def _block_features(blocks: Blocks, counts: np.ndarray, anc: np.ndarray) -> np.n
         s["contains_url"], s["contains_year"], s["ratio_words_with_capital"], s["ratio_words_with_capital^2"],
         s["ratio_words_with_capital^3"], n_punct > 0, n_punct, c[:, _N_SENT] > 1, rel, rel ** 2,
     ]).astype(float, copy=False)
-    root = np.zeros(n, dtype=int)
     out = np.hstack([node, (parents >= 0)[:, None], _gather(anc, parents),
                      _tags_onehot(cdom, parents.tolist(), PARENT_TAGS), (grand >= 0)[:, None],
-                     _gather(anc, grand), _gather(anc, root), _tags_onehot(cdom, leaves.tolist(), LEAF_TAGS)])
+                     _gather(anc, grand), np.repeat(anc[:1], n, axis=0),          # the root's, on every row
+                     _tags_onehot(cdom, leaves.tolist(), LEAF_TAGS)])
     return out.astype(float, copy=False)
 
 

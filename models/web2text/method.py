@@ -41,7 +41,7 @@ def blocks_text(blocks: Blocks, content: np.ndarray) -> str:
     pieces: list[str] = []
     previous = None
     breaks, glued = blocks.cdom.break_before, blocks.cdom.glued
-    for i in np.flatnonzero(content):
+    for i in np.flatnonzero(content).tolist():       # Python ints: they index the lists below faster
         if previous is not None:
             if any(breaks[blocks.node[j]] for j in range(previous + 1, i + 1)):
                 pieces.append("\n")

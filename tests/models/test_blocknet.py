@@ -65,6 +65,15 @@ def test_class_and_id_words_match_inside_longer_names():
     assert own_bits("div", [("role", "contentinfo")]) == BIT["footer"]
 
 
+def test_class_words_ignore_case_on_ascii_and_unicode_values_alike():
+    # ASCII values are lower-cased and matched without re.I; the others keep re.I and its Unicode case folding
+    assert word_bits("Post-CONTENT") == word_bits("post-content") != 0
+    assert word_bits("NAV-Menu") & BIT["words_boilerplate"]
+    assert word_bits("Share-Bär") & BIT["words_sharing"]                   # not ASCII: the re.I path
+    assert word_bits("\u017fhare-bar") & BIT["words_sharing"]      # long s: re.I matches it for "s", lower() does not
+    assert word_bits("LEAD") == word_bits("lead") == 0 and word_bits("AD") & BIT["words_boilerplate"]   # \bad\b
+
+
 def test_without_context_the_web2text_blocks_and_features_are_unchanged(shared_data):
     pages = [parse_page(g.html, url=g.url, page_id=g.page_id)
              for g in list(iter_gold_pages(shared_data / "dragnet", "fit"))[:12]]

@@ -24,6 +24,7 @@ from pagesieve.models.web2text import (
     standardise,
     stopwords,
 )
+from pagesieve.models.web2text.features import _leaf_count_matrix, _leaf_counts
 
 SCRAPINGHUB = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "scrapinghub" / "input"
 
@@ -123,6 +124,51 @@ def test_block_feature_values_by_hand():
     assert f[0, col("root.body_percentage")] < 1 and (f[:, col("node.has_duplicate")] == 0).all()
     assert ((f[:, col("node.relative_position")] > 0) & (f[:, col("node.relative_position")] < 1)).all()
     assert np.all(np.diff(f[:, col("node.relative_position")]) > 0)
+
+
+# Leaves that exercise every count of `_leaf_counts`: sentence ends (and what is not one: after a space or a dash,
+# before a letter), four-digit words (and what is not: 5 digits, "1999x", Arabic-Indic digits), e-mails, URLs (one
+# at a leaf's very end, where `\\S` finds nothing), ©, capitals of other scripts, astral characters (emoji, a
+# mathematical capital), stopwords with one letter more ("smiles"), stopwords behind the Kelvin sign (lower-cases
+# to "k") and the long s (does not), underscores, a NUL (the joined text's separator), and leaves of punctuation.
+LEAF_TEXTS = ["Hello world. This is it!", "Ends here.", "A) b. \"Quoted.\" 'x'? Yes!! No?!. done", "(c) 2020 © Acme",
+              "12345 1999x x2020", "\u0661\u0662\u0663\u0664", "mail me: a.b+c@ex-ample.co.uk or @nobody",
+              "see http://", "go to https://a.io now", "www.example.com and", "Émile ÖSTER ΣΟΦΊΑ straße ǅemal",
+              "\U0001F600 smile smiles themselvesx \U0001D400bc 🙂!", "\u212aeep the \u017fame ſo",
+              "snake_case __init__ a_b", ".,?;:!", "x", "Mr. Smith went. To Washington.  Really?",
+              "wait ... what -! no .x", "a\x00NUL. Hello", "!. a"]
+
+
+@pytest.mark.parametrize("texts", [LEAF_TEXTS, LEAF_TEXTS[:1], LEAF_TEXTS[::-1]])
+def test_the_page_wide_leaf_counts_equal_the_leaf_by_leaf_ones(texts):
+    stop = stopwords()
+    in_link = [i % 3 == 0 for i in range(len(texts))]
+    one_by_one = np.array([_leaf_counts(t, link, stop) for t, link in zip(texts, in_link, strict=True)],
+                          dtype=float)
+    at_once = _leaf_count_matrix(texts, in_link, stop)
+    assert at_once.dtype == one_by_one.dtype and at_once.shape == (len(texts), 13)
+    assert at_once.tobytes() == one_by_one.tobytes()
+    if len(texts) > 1:                        # the cases occur: several sentences, years, e-mails, URLs, ©
+        assert one_by_one[:, 6].max() > 2 and one_by_one[:, 9:].all(axis=0).tolist() == [False] * 4
+        assert one_by_one[:, 9:].any(axis=0).all()
+
+
+@pytest.mark.parametrize("stop", [frozenset({"keep", "same", "so", "smile", "the", "a"}),
+                                  frozenset({"don't", "émile", "the"})])          # not all a-z: looked up word by word
+def test_the_page_wide_stopword_counts_follow_lower_case_as_python_does(stop):
+    # "\u212aeep" lower-cases to "keep" (Kelvin sign), "\u017fame" does not to "same" (long s)
+    in_link = [False] * len(LEAF_TEXTS)
+    one_by_one = np.array([_leaf_counts(t, False, stop) for t in LEAF_TEXTS], dtype=float)
+    assert _leaf_count_matrix(LEAF_TEXTS, in_link, stop).tobytes() == one_by_one.tobytes()
+    assert one_by_one[LEAF_TEXTS.index("\u212aeep the \u017fame ſo"), 3] == (2 if "keep" in stop else 1)
+
+
+def test_only_ascii_letters_and_the_kelvin_sign_lower_case_to_an_ascii_letter():
+    # what the page-wide stopword count assumes, over every code point (surrogates have no case)
+    ascii_lower = set("abcdefghijklmnopqrstuvwxyz")
+    found = [c for c in map(chr, range(0x110000)) if not 0xD800 <= ord(c) <= 0xDFFF and set(c.lower()) & ascii_lower]
+    assert sorted(c for c in found if not c.isascii()) == ["\u0130", "\u212a"]
+    assert "\u0130".lower() == "i\u0307" and "\u212a".lower() == "k"   # İ lower-cases to i + a combining dot
 
 
 def test_edge_feature_values_by_hand():
