@@ -146,7 +146,7 @@ def test_the_segment_job_runs_unchanged_on_the_cluster(cluster, spark, shared_da
     import vips_layouts as layouts
 
     base = cluster.base
-    layouts.write_pages(shared_data, ["102", "103", "106"], base / "segment_pages")
+    layouts.write_pages(shared_data, ["102", "103", "106"], base / "segment_pages", styled=True)
     apps_before = {p.name for p in cluster.events.glob("app-*")}
     cluster.submit("segment", "--pages", str(base / "segment_pages"), "--out", str(base / "segments"),
                    zip_path=build_zip())
@@ -165,8 +165,10 @@ def test_the_segment_job_runs_unchanged_on_the_cluster(cluster, spark, shared_da
     assert on_cluster == blocks(base / "local_segments")
     statuses = {page: status for page, status, *_ in on_cluster}
     assert statuses == {"dragnet/102": "ok", "dragnet/103": "ok", "dragnet/106": "ok", "layout/sidebar": "ok",
-                        "bad/empty": "empty"}
+                        "layout/styled": "ok", "bad/empty": "empty"}
+    styled = [b[7] for b in on_cluster if b[0] == "layout/styled"]   # its stylesheet, served from _resources/
+    assert any(layouts.PARA in text for text in styled) and not any("Buy now" in text for text in styled)
     assert sum(1 for b in on_cluster if b[0].startswith("dragnet/")) > 3 * 5     # real trees, not one root each
     report = json.loads((base / "segments" / "_report.json").read_text())
-    assert report["accounting"]["pages"]["ok"] is True
+    assert report["accounting"]["pages"]["ok"] is True and report["stylesheets"]["pages_with"] == 1
     assert udf_executors(cluster.events)[segment_app]       # the browsers ran in the cluster's executors

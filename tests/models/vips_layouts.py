@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pagesieve.schemas import PAGES
+from pagesieve.schemas import PAGES, RESOURCES
 
 PARA = "This paragraph has enough plain words in it to count as real content for the reader of the page."
 
@@ -70,15 +70,27 @@ CJK = f"""<html><body style="margin:0"><div style="width:800px">
 <a href="/h">Help Centre</a> Copyright 1998 - 2016 Tencent</p></div></body></html>"""
 
 
-def write_pages(shared_data: Path, dragnet_ids: list[str], folder: Path) -> list[dict]:
+# A page whose archived stylesheet hides its advertisement: laid out without it, the advertisement shows.
+STYLED = f"""<html><head><link rel="stylesheet" href="/site.css"></head><body><div class="ad">Buy now</div>
+<p>{PARA}</p><p>{PARA}</p></body></html>"""
+STYLESHEET = {"url": "http://styled.test/site.css", "content_type": "text/css", "http_status": 200,
+              "body": b".ad { display: none }"}
+
+
+def write_pages(shared_data: Path, dragnet_ids: list[str], folder: Path, *, styled: bool = False) -> list[dict]:
     """A `pages` table in `folder` for the Spark tests of VIPS: real Dragnet pages, the sidebar layout and an
-    empty page; returns its rows."""
+    empty page, and with `styled` the STYLED page and its stylesheet in `_resources/`; returns its rows."""
     rows = [{"page_id": f"dragnet/{i}", "url": f"http://dragnet.test/{i}.html", "content_type": "text/html",
              "body": (shared_data / "dragnet" / "input" / f"{i}.html").read_bytes(), "ingest_status": "ok"}
             for i in dragnet_ids]
     rows += [{"page_id": "layout/sidebar", "url": "http://example.test/", "content_type": "text/html",
               "body": SIDEBAR.encode(), "ingest_status": "ok"},
              {"page_id": "bad/empty", "body": b"", "content_type": "text/html", "ingest_status": "ok"}]
-    folder.mkdir()
+    if styled:
+        rows.append({"page_id": "layout/styled", "url": "http://styled.test/a.html", "content_type": "text/html",
+                     "body": STYLED.encode(), "ingest_status": "ok"})
+        (folder / "_resources").mkdir(parents=True)
+        pq.write_table(pa.Table.from_pylist([STYLESHEET], schema=RESOURCES), folder / "_resources" / "part-0.parquet")
+    folder.mkdir(exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows, schema=PAGES), folder / "part-0.parquet")
     return rows
