@@ -4,6 +4,11 @@
 // node). Boxes are in CSS pixels of the document (the viewport's origin, no scrolling). Iterative: a page
 // 100,000 elements deep must not overflow the stack.
 (maxNodes) => {
+  // Boxes that move with time would make the tree depend on when it is read: marquees start again from where
+  // they are laid out (a fresh copy, not yet scrolled) and CSS animations and transitions are cancelled (the
+  // un-animated style).
+  for (const m of document.querySelectorAll("marquee")) m.replaceWith(m.cloneNode(true));
+  for (const a of document.getAnimations()) a.cancel();
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "TITLE", "META", "LINK", "BASE"]);
   // drawn as one picture or control: their inner nodes are not text a reader sees as such
   const LEAF = new Set(["svg", "math", "iframe", "object", "video", "audio", "canvas", "select", "textarea"]);

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import json
 import os
 import signal
 import threading
@@ -263,6 +264,28 @@ def test_iframe_written_as_text_stays_text():
     out = with_base(html, "http://example.test/")
     assert out.count('srcdoc=""') == 1 and '<iframe srcdoc="" src="/real">' in out
     assert out.replace(' srcdoc=""', "") == html.replace("<head>", '<head><base href="http://example.test/">')
+
+
+def test_moving_boxes_are_read_where_they_are_laid_out_whenever_the_dom_is_read():
+    """A marquee scrolls and a CSS animation runs from the load on: read 0 and 0.5 s after loading, the boxes are
+    the same, the marquee's text where it is laid out before it moves."""
+    html = ('<html><head><style>@keyframes grow { from { width: 10px } to { width: 900px } }</style></head>'
+            '<body style="margin:0"><marquee>breaking news ticker</marquee>'
+            '<div style="animation: grow 1s infinite; background: #eee">growing</div></body></html>')
+    renderer = Renderer(RenderOptions())
+    reads = []
+    try:
+        for delay in (0.0, 0.5):
+            page = renderer._load(html, "http://example.test/")
+            time.sleep(delay)
+            reads.append(json.loads(page.evaluate(renderer._script, 1000))["nodes"])
+    finally:
+        renderer.close()
+    assert reads[0] == reads[1]
+    ticker = next(n for n in reads[0] if n[12] == "breaking news ticker")
+    assert ticker[3] < 10   # at the left edge, not scrolled in from the right
+    grown = next(n for n in reads[0] if n[1] == "div")
+    assert grown[5] == 1280   # the un-animated width: the whole line
 
 
 def test_a_meta_refresh_does_not_take_the_tab_off_the_page():
