@@ -246,11 +246,11 @@ def _fastwarc_row(rec: Any, path: str, cap: int, profile: str) -> tuple[dict, bo
         return None if value is None else text(value)
 
     row = warc_row(path, get, (http.status_code, pairs) if http is not None else None, profile)
-    page, metadata = keeps_body(row), row["skip_reason"] == "metadata"
-    raw = rec.reader.read(cap + 1 if page else METADATA_BYTES) if page or metadata else b""
+    with_body, metadata = keeps_body(row), row["skip_reason"] == "metadata"
+    raw = rec.reader.read(cap + 1 if with_body else METADATA_BYTES) if with_body or metadata else b""
     # FastWARC returns what exists without complaint (web-2016: 74970 of 88038 payload bytes).
     complete = len(raw) + rec.consume() >= rec.content_length
-    if page:
+    if with_body:
         add_body(row, raw, not complete, cap, pairs)
     elif metadata:
         row["source_languages"] = metadata_verdict(raw, get)

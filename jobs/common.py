@@ -309,7 +309,8 @@ def read_method_pages(spark, path: str, spec, settings, report: Report):
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    from pagesieve.udfs.resources import RESOURCES_COLUMN, attach_stylesheets, read_resources, resources_path
+    from pagesieve.udfs.adapter import RESOURCES_COLUMN
+    from pagesieve.udfs.resources import attach_stylesheets, read_resources, resources_path
 
     resources = read_resources(spark, path)
     if resources is None:

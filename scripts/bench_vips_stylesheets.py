@@ -23,7 +23,7 @@ from pagesieve.archives.rows import RESOURCE_MEDIA_TYPES
 from pagesieve.models.page import SubResource, page_markup, page_stylesheets, prepare, resource_key
 from pagesieve.models.page.runner import PageInput
 from pagesieve.models.vips import analyse, segments_of
-from pagesieve.models.vips.render import Renderer
+from pagesieve.models.vips.render import Renderer, archived_lookup
 from pagesieve.models.vips.settings import VIPSSettings
 
 ARCHIVE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "warc" / \
@@ -54,11 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     trees: dict[str, list] = {"with": [], "without": []}
     for rep in range(args.repeat):
         for i, (page, sheets) in enumerate(pages):
-            served = {resource_key(s.url): (s.body, s.content_type) for s in sheets}
-            ways = (("with", lambda url, s=served: s.get(resource_key(url))), ("without", None))
+            ways = (("with", archived_lookup(sheets)), ("without", None))
             for way, lookup in (ways if (i + rep) % 2 else ways[::-1]):
                 start = time.perf_counter()
-                visual = renderers[way].render(page_markup(page), page.url, lookup if sheets else None)
+                visual = renderers[way].render(page_markup(page), page.url, lookup)
                 analysis = analyse(visual, settings)
                 seconds[way] += time.perf_counter() - start
                 if rep == 0:

@@ -31,17 +31,18 @@ from pagesieve.models.registry import load_settings, resolve
 from pagesieve.schemas import spark_schema
 from pagesieve.settings import Settings
 
-from .resources import RESOURCES_COLUMN
 from .rows import TABLES, OutputTable, label_languages
 
-__all__ = ["PAGE_COLUMNS", "SITE_COLUMN", "MethodSpec", "apply_method", "cached_runner", "close_runners",
-           "method_batches", "site_batch", "run_spec", "task_spec"]
+__all__ = ["PAGE_COLUMNS", "RESOURCES_COLUMN", "SITE_COLUMN", "MethodSpec", "apply_method", "cached_runner",
+           "close_runners", "method_batches", "site_batch", "run_spec", "task_spec"]
 
 log = logging.getLogger(__name__)
 
 PAGE_COLUMNS = ["page_id", "url", "body", "charset_hint", "content_type"]
 SITE_COLUMN = "site"
 SITE_PART_COLUMN = "site_part"
+# the archived stylesheets a job attached to each page for a method that renders pages (`udfs/resources.py`)
+RESOURCES_COLUMN = "resources"
 # Methods kept alive per worker; one evicted is closed (its browser shut, its child process ended).
 CACHE_SIZE = 4
 
@@ -190,6 +191,5 @@ def apply_method(pages: Any, spec: MethodSpec) -> Any:
             grouped = grouped.withColumn(SITE_PART_COLUMN, F.floor(rank / spec.max_site_pages))
             keys.append(SITE_PART_COLUMN)
         return grouped.groupBy(*keys).applyInArrow(_site_udf(spec), schema)
-    # the archived stylesheets a job attached for a method that renders pages (`udfs/resources.py`)
     extra = [RESOURCES_COLUMN] if RESOURCES_COLUMN in pages.columns else []
     return pages.select(*PAGE_COLUMNS, *extra).mapInArrow(functools.partial(method_batches, spec), schema)

@@ -18,9 +18,9 @@ import pandas as pd
 
 from pagesieve.models.page import css_imports, resource_key, stylesheet_urls
 
-__all__ = ["RESOURCES_COLUMN", "attach_stylesheets", "read_resources", "resources_path"]
+from .adapter import RESOURCES_COLUMN
 
-RESOURCES_COLUMN = "resources"
+__all__ = ["attach_stylesheets", "read_resources", "resources_path"]
 
 
 def resources_path(pages_path: str) -> str:

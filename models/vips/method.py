@@ -20,14 +20,12 @@ from pagesieve.models.page import (
     Segment,
     Segmenter,
     SegmentResult,
-    SubResource,
     page_markup,
-    resource_key,
 )
 
 from .extraction import VisualTree
 from .main import LeafText, choose_main, leaf_text
-from .render import Renderer, ResourceLookup, VisualPage
+from .render import Renderer, VisualPage, archived_lookup
 from .settings import VIPSSettings
 from .structure import VipsBlock, segment_tree
 
@@ -104,7 +102,7 @@ class _Rendering:
         return self._renderer
 
     def analyse_page(self, page: ParsedPage) -> Analysis:
-        visual = self.renderer().render(page_markup(page), page.url, _lookup(page.resources))
+        visual = self.renderer().render(page_markup(page), page.url, archived_lookup(page.resources))
         if len(visual.nodes) <= 1 and not visual.title:
             raise EmptyPageError("the rendered page has no content")
         return analyse(visual, self.settings)
@@ -113,14 +111,6 @@ class _Rendering:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-
-
-def _lookup(resources: tuple[SubResource, ...]) -> ResourceLookup | None:
-    """The page's archived stylesheets by the URL the browser asks for (None when it has none)."""
-    if not resources:
-        return None
-    served = {resource_key(r.url): (r.body, r.content_type) for r in resources}
-    return lambda url: served.get(resource_key(url))
 
 
 class VIPS(_Rendering, Segmenter):

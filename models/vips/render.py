@@ -32,16 +32,16 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 from importlib import resources as package_files
 from typing import Any
 
-from pagesieve.models.page import PageError
+from pagesieve.models.page import PageError, SubResource, resource_key
 
 __all__ = ["RenderOptions", "Renderer", "RenderError", "RenderTimeout", "VisualNode", "VisualPage",
-           "ResourceLookup", "FLAGS", "with_base"]
+           "ResourceLookup", "FLAGS", "archived_lookup", "with_base"]
 
 log = logging.getLogger(__name__)
 
@@ -285,11 +285,16 @@ class Renderer:
         context.set_offline(not routed)
         self._routed = routed
 
-    def _route(self, route: Any) -> None:
-        url = route.request.url
+    def _find(self, url: str) -> tuple[bytes, str] | None:
+        """What to serve for `url`: the page's own copy first, then the renderer's; None blocks it."""
         found = self._page_resources(url) if self._page_resources is not None else None
         if found is None and self.resources is not None:
             found = self.resources(url)
+        return found
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        found = self._find(url)
         if found is None:
             route.abort()
         else:
@@ -297,7 +302,7 @@ class Renderer:
             self._served[url] = body
             route.fulfill(status=200, body=body, content_type=content_type)
 
-    def _forget_served(self, markup: str, resources: ResourceLookup | None) -> None:
+    def _forget_served(self, markup: str) -> None:
         """Give the tab a fresh document when an earlier page's stylesheet could reach this one.
 
         `set_content` keeps the tab's document, and the document keeps what it loaded by URL (the CDP switch
@@ -306,9 +311,7 @@ class Renderer:
         navigation to about:blank (about 25 ms) starts a new document; it is paid only when a stylesheet
         served earlier is not this page's own copy and its file name appears in this page.
         """
-        lookup = resources or self.resources
-        stale = [url for url, body in self._served.items()
-                 if (found := lookup(url) if lookup is not None else None) is None or found[0] != body]
+        stale = [url for url, body in self._served.items() if (found := self._find(url)) is None or found[0] != body]
         if any(url.rstrip("/").rsplit("/", 1)[-1] in markup for url in stale):
             self._page.goto("about:blank", wait_until="commit")
             self._served.clear()
@@ -319,9 +322,9 @@ class Renderer:
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         page = self._ready()
-        if self._served:
-            self._forget_served(markup, resources)
         self._serve(resources)
+        if self._served:
+            self._forget_served(markup)
         html = with_base(markup, url if url and url.startswith(("http://", "https://")) else NO_URL)
         try:
             if self.options.javascript:
@@ -386,6 +389,15 @@ class Renderer:
                               bool(data["truncated"]), 0.0, 0.0)
 
         return self._guarded(work)
+
+
+def archived_lookup(resources: Sequence[SubResource]) -> ResourceLookup | None:
+    """A page's archived sub-resources by the URL the browser asks for (`resource_key` on both sides); None
+    when it has none."""
+    if not resources:
+        return None
+    served = {resource_key(r.url): (r.body, r.content_type) for r in resources}
+    return lambda url: served.get(resource_key(url))
 
 
 def _nodes(rows: list[list[Any]]) -> tuple[VisualNode, ...]:

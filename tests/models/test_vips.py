@@ -145,6 +145,15 @@ def test_chinese_paragraphs_are_content_and_the_spaced_footer_is_not():
     assert result.text.split("\n\n") == ["人工智能的新进展"] + [layouts.ZH_PARA] * 3
 
 
+def _render_once(html: str, url: str, resources=None):
+    """The visual DOM of one page from a browser of its own (closed after it)."""
+    renderer = Renderer(RenderOptions(), resources=resources)
+    try:
+        return renderer.render(html, url)
+    finally:
+        renderer.close()
+
+
 def test_renderer_serves_known_resources_and_blocks_every_other_request():
     asked: list[str] = []
 
@@ -154,11 +163,7 @@ def test_renderer_serves_known_resources_and_blocks_every_other_request():
 
     html = ('<html><head><link rel="stylesheet" href="s.css"></head><body><p>styled</p>'
             '<img src="http://elsewhere.test/i.png"><iframe src="/frame.html"></iframe></body></html>')
-    renderer = Renderer(RenderOptions(), resources=lookup)
-    try:
-        page = renderer.render(html, "http://example.test/dir/../page.html")
-    finally:
-        renderer.close()
+    page = _render_once(html, "http://example.test/dir/../page.html", lookup)
     text = next(n for n in page.nodes if n.text == "styled")
     assert text.font_size == 31
     assert set(asked) == {"http://example.test/s.css", "http://elsewhere.test/i.png"}   # frames load nothing
@@ -197,11 +202,7 @@ def test_without_resources_no_request_leaves_the_browser():
         html = (f'<html><head><link rel="stylesheet" href="{live}/s.css"><link rel="preconnect" href="{live}">'
                 f'</head><body><p>plain</p><img src="{live}/i.png"><iframe src="{live}/f.html"></iframe>'
                 f'<div style="background-image: url({live}/bg.png)">x</div></body></html>')
-        renderer = Renderer(RenderOptions())
-        try:
-            page = renderer.render(html, f"{live}/page.html")
-        finally:
-            renderer.close()
+        page = _render_once(html, f"{live}/page.html")
     assert hits == ["/control.css"]
     assert next(n for n in page.nodes if n.text == "plain").font_size == 16
 
@@ -245,11 +246,7 @@ def test_frames_keep_their_box_and_load_nothing():
     html = ('<html><body style="margin:0"><p style="margin:0;height:20px">above</p>'
             '<iframe src="http://example.test/frame.html" style="width:400px;height:200px;border:0;display:block">'
             '</iframe><IFRAME SRC="/other.html"></IFRAME><p>below</p></body></html>')
-    renderer = Renderer(RenderOptions(), resources=lookup)
-    try:
-        page = renderer.render(html, "http://example.test/page.html")
-    finally:
-        renderer.close()
+    page = _render_once(html, "http://example.test/page.html", lookup)
     frames = [n for n in page.nodes if n.tag == "iframe"]
     assert [(f.y, f.w, f.h) for f in frames[:1]] == [(20, 400, 200)] and len(frames) == 2
     assert next(n for n in page.nodes if n.text == "below").y > 220
