@@ -1,10 +1,12 @@
 """Synthetic book detail-page sites, to see transfer to sites a FreeDOM model never saw.
 
-Each site draws its own template from its seed: a layout for the detail fields (table rows, a definition list,
-a bold label with the value in its tail, "Label: value" in one text node, label and value divs), its own labels
-("Publisher", "Imprint", "Published by", ...), field order, date format, how the author line reads, wrapper
-depth, and noise blocks (menus, breadcrumbs, a price box, an ISBN-10, a list of related books with their own
-titles and authors, reviews, a footer). Pages of a site differ in their book and in fields left out at random.
+Each site draws its own template from its seed: how the title is marked up (a heading or a styled span) and
+named in the document's <title>, whether the breadcrumbs end with it, a layout for the detail fields (table
+rows, a definition list, a bold label with the value in its tail, "Label: value" in one text node, label and
+value divs), its own labels ("Publisher", "Imprint", "Published by", ...), field order, date format, how the
+author line reads, wrapper depth, and noise blocks (menus, breadcrumbs, a price box, an ISBN-10, a list of
+related books with their own titles and authors, reviews, a footer). Pages of a site differ in their book and in
+fields left out at random.
 Gold values are whole text nodes, as SWDE labels them (`: June 2010` where the label's colon sits in the node).
 
 What it cannot show: real sites' markup noise (broken HTML, scripts, ads, tracking), label wording and layouts
@@ -50,6 +52,12 @@ _LABELS = {
 }
 _AUTHOR_SLOT = "@@authors@@"
 _LAYOUTS = ("table", "dl", "bold_tail", "inline", "divs")
+# How a site shows the book's title on the page ({} is the title) and in its document <title> ({title},
+# {site}, {author}): real sites use any heading or a styled span, and name the book in <title> their own way.
+_TITLE_MARKUP = ("<h1 class='title'>{}</h1>", "<h2>{}</h2>", "<div class='product-title'><span>{}</span></div>",
+                 "<h1><span id='title'>{}</span></h1>", "<div class='name'><b>{}</b></div>")
+_DOCUMENT_TITLES = ("{title} - {site}", "{site}: {title}", "{title} by {author} | {site}", "Buy {title} - {site}",
+                    "{site} - Books - {title}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +101,9 @@ class _Template:
     depth: int
     noise: tuple[str, ...]
     missing: float
+    title_markup: str
+    document_title: str
+    title_crumb: bool          # the breadcrumbs end with the book's title
 
 
 def _template(rng: random.Random) -> _Template:
@@ -102,7 +113,8 @@ def _template(rng: random.Random) -> _Template:
                   if rng.random() < 0.7)
     return _Template(rng.choice(_LAYOUTS), {f: rng.choice(v) for f, v in _LABELS.items()}, tuple(order),
                      rng.randrange(5), rng.random() < 0.3, rng.choice(("by ", "By: ", "", "Author: ")),
-                     rng.randrange(1, 4), noise, rng.choice((0.0, 0.05, 0.15)))
+                     rng.randrange(1, 4), noise, rng.choice((0.0, 0.05, 0.15)), rng.choice(_TITLE_MARKUP),
+                     rng.choice(_DOCUMENT_TITLES), rng.random() < 0.5)
 
 
 def _e(text: str) -> str:
@@ -131,7 +143,9 @@ def _noise(kind: str, rng: random.Random, book: dict[str, list[str]], t: _Templa
         return "<ul class='nav'>" + "".join(f"<li><a href='#'>{w}</a></li>" for w in
                                             ("Home", "Books", "eBooks", "Music", "Gifts", "Sale", "Help")) + "</ul>"
     if kind == "crumbs":
-        return f"<div class='crumbs'><a>Home</a> &gt; <a>Books</a> &gt; <a>{rng.choice(_WORDS).title()}</a></div>"
+        last = f" &gt; <span>{_e(book['title'][0])}</span>" if t.title_crumb else ""
+        return (f"<div class='crumbs'><a>Home</a> &gt; <a>Books</a> &gt; <a>{rng.choice(_WORDS).title()}</a>{last}"
+                "</div>")
     if kind == "price":
         price = f"${rng.randrange(5, 40)}.{rng.randrange(100):02d}"
         return f"<div class='price'><span>Our price:</span> <span>{price}</span></div>"
@@ -155,7 +169,7 @@ def _noise(kind: str, rng: random.Random, book: dict[str, list[str]], t: _Templa
 def _page(t: _Template, rng: random.Random, site: str) -> tuple[str, dict[str, list[str]]]:
     book = _book(rng, t.date_style)
     gold: dict[str, list[str]] = {"title": book["title"]}
-    head = f"<h1 class='title'>{_e(book['title'][0])}</h1>"
+    head = t.title_markup.format(_e(book["title"][0]))
     author_links = ", ".join(f"<a href='#'>{_e(a)}</a>" for a in book["author"])
     rows = []
     for name in t.order:
@@ -183,7 +197,8 @@ def _page(t: _Template, rng: random.Random, site: str) -> tuple[str, dict[str, l
     body = head + wrap[0] + "".join(rows) + wrap[1] + "".join(noise_after)
     for _ in range(t.depth):
         body = f"<div>{body}</div>"
-    page = (f"<html><head><title>{_e(book['title'][0])} - {site}</title></head><body>"
+    document_title = t.document_title.format(title=book["title"][0], site=site, author=book["author"][0])
+    page = (f"<html><head><title>{_e(document_title)}</title></head><body>"
             + "".join(noise_before) + body + "</body></html>")
     return page, gold
 

@@ -52,7 +52,7 @@ _CHECKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _LENGTH_BUCKETS = (1, 2, 4, 8, 16)       # word-count buckets: 1, 2-3, 4-7, 8-15, 16+
 FLAG_NAMES = ([name for name, _ in _CHECKS] + [f"words>={n}" for n in _LENGTH_BUCKETS]
-              + ["title_case", "upper_case"])
+              + ["title_case", "upper_case", "in_page_title", "starts_page_title"])
 
 
 def tokenize(text: str) -> list[str]:
@@ -65,14 +65,16 @@ def char_ids(word: str) -> list[int]:
     return [ord(c) - 30 if 32 <= ord(c) < 127 else UNK for c in word[:MAX_CHARS]]
 
 
-def flags_of(text: str) -> list[float]:
-    """The 0/1 discrete features of a node's text, in FLAG_NAMES order."""
+def flags_of(text: str, title_match: int = 0) -> list[float]:
+    """The 0/1 discrete features of a node's text, in FLAG_NAMES order; `title_match` is the node's place in
+    the page's document title (`nodes.title_match`)."""
     words = text.split()
     flags = [1.0 if pattern.search(text) else 0.0 for _, pattern in _CHECKS]
     flags += [1.0 if len(words) >= n else 0.0 for n in _LENGTH_BUCKETS]
     alpha = [w for w in words if w[:1].isalpha()]
     flags.append(1.0 if alpha and sum(w[0].isupper() for w in alpha) / len(alpha) > 0.6 else 0.0)
     flags.append(1.0 if alpha and all(w.isupper() for w in alpha) else 0.0)
+    flags += [1.0 if title_match >= 1 else 0.0, 1.0 if title_match == 2 else 0.0]
     return flags
 
 
@@ -114,5 +116,5 @@ def encode_nodes(nodes: Sequence[TextNode], vocab: dict[str, int]) -> NodeInputs
         out.prev_words[i], out.prev_chars[i] = _encode_text(tokenize(node.preceding)[-MAX_PRECEDING:], vocab,
                                                             MAX_PRECEDING)
         out.tags[i] = _TAG_ID.get(node.tag, 0)
-        out.flags[i] = flags_of(node.text)
+        out.flags[i] = flags_of(node.text, node.title_match)
     return out

@@ -21,7 +21,7 @@ from lxml import etree
 
 from ..page.dom import text_nodes, xpaths_of
 
-__all__ = ["TextNode", "SiteNodes", "normalise", "page_nodes", "select_site_nodes"]
+__all__ = ["TextNode", "SiteNodes", "normalise", "document_titles", "title_match", "page_nodes", "select_site_nodes"]
 
 # Longest node text kept: a node of several hundred characters is a description, never one of our fields.
 MAX_CHARS = 300
@@ -37,12 +37,36 @@ def normalise(text: str) -> str:
 @dataclass(frozen=True, slots=True)
 class TextNode:
     """One visible text node: its holder's XPath (with `/text()[k]` when the holder has several), text,
-    the leaf tag, and the last words of the text before it on the page."""
+    the leaf tag, the last words of the text before it on the page, and where its text stands in the page's
+    document title (`title_match`: 0 not in it, 1 inside it, 2 at its start)."""
 
     xpath: str
     text: str
     tag: str
     preceding: str
+    title_match: int = 0
+
+
+# Shorter texts ("by", "A", a lone digit) sit inside any title by chance.
+MIN_TITLE_MATCH = 3
+
+
+def document_titles(root: etree._Element) -> tuple[str, ...]:
+    """The page's `<title>` and `og:title`, lower-cased and whitespace-collapsed: the one place where nearly
+    every detail page names its entity, whatever its template (a heading's tag and classes vary by site)."""
+    found = ["".join(el.itertext()) for el in root.iterfind(".//title")]
+    found += [el.get("content") or "" for el in root.iterfind(".//meta[@property='og:title']")]
+    return tuple(t for t in (normalise(v).lower() for v in found) if t)
+
+
+def title_match(text: str, titles: Sequence[str]) -> int:
+    """2 if `text` starts one of `titles`, 1 if it is inside one, 0 otherwise (case-insensitive)."""
+    if len(text) < MIN_TITLE_MATCH:
+        return 0
+    lowered = text.lower()
+    if any(t.startswith(lowered) for t in titles):
+        return 2
+    return 1 if any(lowered in t for t in titles) else 0
 
 
 def page_nodes(root: etree._Element) -> list[TextNode]:
@@ -53,6 +77,7 @@ def page_nodes(root: etree._Element) -> list[TextNode]:
     seen: dict[str, int] = defaultdict(int)
     out: list[TextNode] = []
     previous: list[str] = []
+    titles = document_titles(root)
     for (holder, text), path in zip(raw, paths, strict=True):
         if not text:
             continue
@@ -60,7 +85,7 @@ def page_nodes(root: etree._Element) -> list[TextNode]:
         xpath = f"{path}/text()[{seen[path]}]"
         tag = holder.tag.lower() if isinstance(holder.tag, str) else "other"
         if len(text) <= MAX_CHARS:
-            out.append(TextNode(xpath, text, tag, " ".join(previous[-PRECEDING_WORDS:])))
+            out.append(TextNode(xpath, text, tag, " ".join(previous[-PRECEDING_WORDS:]), title_match(text, titles)))
         previous = (previous + text.split())[-PRECEDING_WORDS:]
     return out
 
