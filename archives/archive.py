@@ -18,6 +18,7 @@ runs to the next record's offset.
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import os
 from collections.abc import Generator, Iterator
@@ -239,10 +240,13 @@ def _fastwarc_row(rec: Any, path: str, cap: int, profile: str) -> tuple[dict, bo
     """(row, whether the record's block is all there)."""
     http = rec.http_headers
     pairs = _decoded_pairs(http.items_bytes()) if http is not None else []
-    get_bytes = rec.headers.get_bytes
+    # One dict per record: a lookup into FastWARC per header name cost three times as much (about 6 of the
+    # reader's 22 microseconds per record). Names are case-insensitive and the first of a repeated one wins,
+    # as FastWARC's own lookup.
+    headers = {name.lower(): value for name, value in reversed(rec.headers.items_bytes())}
 
     def get(name: str) -> str | None:  # decoded as the lenient reader does (FastWARC would put U+FFFD)
-        value = get_bytes(name.encode())
+        value = headers.get(_header_key(name))
         return None if value is None else text(value)
 
     row = warc_row(path, get, (http.status_code, pairs) if http is not None else None, profile)
@@ -255,6 +259,11 @@ def _fastwarc_row(rec: Any, path: str, cap: int, profile: str) -> tuple[dict, bo
     elif metadata:
         row["source_languages"] = metadata_verdict(raw, get)
     return row, complete
+
+
+@functools.cache
+def _header_key(name: str) -> bytes:
+    return name.lower().encode()
 
 
 def _tally(chain: _Chain, size: int, end: int | None, failed: bool) -> dict[str, Any]:
