@@ -266,3 +266,23 @@ def test_every_byte_of_a_real_plain_arc_is_in_a_record():
     rows = list(iter_records(str(WARC_DIR / PLAIN_ARC), tally=tally))
     size = (WARC_DIR / PLAIN_ARC).stat().st_size
     assert len(rows) == 146 and tally == {"size": size, "records": size, "skipped": 0, "unaccounted": 0}
+
+
+def test_the_fast_path_reads_header_names_as_the_careful_reader_does(tmp_path):
+    """WARC header names are case-insensitive and the first of a repeated name wins, on both paths."""
+    import gzip
+
+    def record(uri_headers: bytes, n: int) -> bytes:
+        block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html><body>page %d</body></html>" % n
+        head = (b"WARC/1.0\r\nwarc-type: response\r\n" + uri_headers + b"WARC-Date: 2020-01-0%dT00:00:00Z\r\n"
+                b"WARC-RECORD-ID: <urn:uuid:%d>\r\nContent-Type: application/http; msgtype=response\r\n"
+                b"Content-Length: %d\r\n\r\n" % (n, n, len(block)))
+        return gzip.compress(head + block + b"\r\n\r\n", mtime=0)
+
+    path = write(tmp_path, "names.warc.gz", record(b"warc-target-uri: http://a.example/\r\n"
+                                                   b"WARC-Target-URI: http://b.example/\r\n", 1)
+                 + record(b"WARC-TARGET-URI: http://c.example/\r\n", 2))
+    resume, fast, careful = _both_paths(path)
+    assert resume is None and fast == careful
+    assert [(r["url"], r["page_id"], r["skip_reason"]) for r in fast] == [
+        ("http://a.example/", "<urn:uuid:1>", None), ("http://c.example/", "<urn:uuid:2>", None)]
