@@ -28,6 +28,43 @@ class BlockCNN(nn.Module):
         self.convs = nn.ModuleList(nn.Conv1d(width, width, 3, padding=d, dilation=d) for d in DILATIONS)
         self.hidden = nn.Linear(2 * width, 32)
         self.out = nn.Linear(32, 1)
+        self._taps: tuple[tuple, list[torch.Tensor]] = ((), [])   # see _tap_weights
+
+    def _tap_weights(self) -> list[torch.Tensor]:
+        """Each convolution's (out, in, 3) weight as (in, 3 * out): its three taps side by side, so that one
+        matrix product gives every tap's output. Cached until a weight is replaced or changed in place (an
+        optimiser step, `load_state_dict`, the training script's moving average)."""
+        key = tuple((c.weight.data_ptr(), c.weight._version) for c in self.convs)
+        if key != self._taps[0]:
+            with torch.no_grad():
+                taps = [c.weight.permute(1, 2, 0).reshape(self.width, 3 * self.width).contiguous()
+                        for c in self.convs]
+            self._taps = (key, taps)
+        return self._taps[1]
+
+    @torch.inference_mode()
+    def page_logits(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, F) standardised inputs of one page -> (N,) logits: `forward` in eval mode, without padding.
+
+        A dilation-d convolution with zero padding d is y[t] = W0 h[t - d] + W1 h[t] + W2 h[t + d] + b, h zero
+        outside the page: one (N, W) x (W, 3W) product, then the first and last W columns added shifted by d.
+        """
+        if x.dim() != 2 or x.shape[-1] != self.in_features:
+            raise ValueError(f"expected (blocks, {self.in_features}) inputs, got {tuple(x.shape)}")
+        W, n = self.width, x.shape[0]
+        h = F.linear(x, self.inp.weight, self.inp.bias).relu_()                          # (N, W)
+        c = h
+        for conv, taps in zip(self.convs, self._tap_weights(), strict=True):
+            d = conv.dilation[0]
+            y = c @ taps                                                                  # (N, 3W)
+            z = y[:, W : 2 * W] + conv.bias
+            if d < n:
+                z[d:] += y[:-d, :W]
+                z[:-d] += y[d:, 2 * W :]
+            c = c + z.relu_()
+        hidden = self.hidden.weight
+        z = F.linear(c, hidden[:, :W], self.hidden.bias).addmm_(h, hidden[:, W:].t()).relu_()  # (N, 32)
+        return F.linear(z, self.out.weight, self.out.bias).squeeze(-1)                  # (N,)
 
     def forward(self, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """(B, N, F), lengths (B,) -> (B, N) logits; positions >= length are padding (outputs meaningless).
