@@ -17,7 +17,7 @@ import numpy as np
 
 from ..page import ParsedPage
 from ..page.context import CONTEXT_BITS
-from ..web2text import FEATURE_NAMES, Blocks, page_blocks, page_features
+from ..web2text import FEATURE_NAMES, Blocks, block_features, page_blocks
 
 __all__ = ["CONTEXT_FEATURE_NAMES", "INPUT_NAMES", "context_features", "page_inputs"]
 
@@ -54,5 +54,4 @@ def context_features(blocks: Blocks) -> np.ndarray:
 def page_inputs(page: ParsedPage) -> tuple[Blocks, np.ndarray]:
     """A page's blocks and their (n, 157) raw inputs, columns as `INPUT_NAMES`."""
     blocks = page_blocks(page, context=True)
-    web2text, _ = page_features(blocks)
-    return blocks, np.hstack([web2text.astype(np.float32), context_features(blocks)])
+    return blocks, np.hstack([block_features(blocks).astype(np.float32), context_features(blocks)])
