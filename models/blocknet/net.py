@@ -28,19 +28,27 @@ class BlockCNN(nn.Module):
         self.convs = nn.ModuleList(nn.Conv1d(width, width, 3, padding=d, dilation=d) for d in DILATIONS)
         self.hidden = nn.Linear(2 * width, 32)
         self.out = nn.Linear(32, 1)
-        self._taps: tuple[tuple, list[torch.Tensor]] = ((), [])   # see _tap_weights
+        self._inference: tuple[tuple, tuple] = ((), ())   # see _page_weights
+        self._parameters_read = list(self.parameters())     # walking the module tree each time: 15 us a page
 
-    def _tap_weights(self) -> list[torch.Tensor]:
-        """Each convolution's (out, in, 3) weight as (in, 3 * out): its three taps side by side, so that one
-        matrix product gives every tap's output. Cached until a weight is replaced or changed in place (an
-        optimiser step, `load_state_dict`, the training script's moving average)."""
-        key = tuple((c.weight.data_ptr(), c.weight._version) for c in self.convs)
-        if key != self._taps[0]:
+    def _page_weights(self) -> tuple:
+        """The parameters laid out for `page_logits`: the input and head weights transposed, each convolution's
+        (out, in, 3) weight as (in, 3 * out) (its three taps side by side, so that one matrix product gives every
+        tap's output) with its bias in the middle tap's columns. Cached until a parameter is replaced or changed
+        in place (an optimiser step, `load_state_dict`, the training script's moving average)."""
+        key = tuple((p.data_ptr(), p._version) for p in self._parameters_read)
+        if key != self._inference[0]:
+            W = self.width
             with torch.no_grad():
-                taps = [c.weight.permute(1, 2, 0).reshape(self.width, 3 * self.width).contiguous()
-                        for c in self.convs]
-            self._taps = (key, taps)
-        return self._taps[1]
+                taps = tuple(c.weight.permute(1, 2, 0).reshape(W, 3 * W).contiguous() for c in self.convs)
+                zeros = torch.zeros(W, dtype=self.inp.weight.dtype, device=self.inp.weight.device)
+                biases = tuple(torch.cat([zeros, c.bias, zeros]) for c in self.convs)
+                hidden = self.hidden.weight
+                weights = (self.inp.weight.t().contiguous(), self.inp.bias.clone(), taps, biases,
+                           hidden[:, :W].t().contiguous(), hidden[:, W:].t().contiguous(), self.hidden.bias.clone(),
+                           self.out.weight[0].clone(), self.out.bias.clone())
+            self._inference = (key, weights)
+        return self._inference[1]
 
     @torch.inference_mode()
     def page_logits(self, x: torch.Tensor) -> torch.Tensor:
@@ -52,19 +60,20 @@ class BlockCNN(nn.Module):
         if x.dim() != 2 or x.shape[-1] != self.in_features:
             raise ValueError(f"expected (blocks, {self.in_features}) inputs, got {tuple(x.shape)}")
         W, n = self.width, x.shape[0]
-        h = F.linear(x, self.inp.weight, self.inp.bias).relu_()                          # (N, W)
-        c = h
-        for conv, taps in zip(self.convs, self._tap_weights(), strict=True):
-            d = conv.dilation[0]
-            y = c @ taps                                                                  # (N, 3W)
-            z = y[:, W : 2 * W] + conv.bias
+        if n == 0:
+            return x.new_zeros(0)
+        inp_w, inp_b, taps, biases, hidden_c, hidden_h, hidden_b, out_w, out_b = self._page_weights()
+        h = torch.addmm(inp_b, x, inp_w).relu_()                                        # (N, W)
+        c = h.clone()
+        for d, tap_w, tap_b in zip(DILATIONS, taps, biases, strict=True):
+            y = torch.addmm(tap_b, c, tap_w)                                              # (N, 3W)
+            z = y[:, W : 2 * W]
             if d < n:
                 z[d:] += y[:-d, :W]
                 z[:-d] += y[d:, 2 * W :]
-            c = c + z.relu_()
-        hidden = self.hidden.weight
-        z = F.linear(c, hidden[:, :W], self.hidden.bias).addmm_(h, hidden[:, W:].t()).relu_()  # (N, 32)
-        return F.linear(z, self.out.weight, self.out.bias).squeeze(-1)                  # (N,)
+            c += z.relu_()
+        z = torch.addmm(hidden_b, c, hidden_c).addmm_(h, hidden_h).relu_()              # (N, 32)
+        return torch.addmv(out_b, z, out_w)                                              # (N,)
 
     def forward(self, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """(B, N, F), lengths (B,) -> (B, N) logits; positions >= length are padding (outputs meaningless).
