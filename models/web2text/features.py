@@ -210,7 +210,10 @@ def _stopwords_per_word(joined: str, codes: np.ndarray, first: np.ndarray, last:
     longest, stop_numbers = table
     letters = np.zeros(len(codes) + 1, dtype=np.int64)          # one more: a word's padding may read past the end
     bmp = codes < 0x10000
-    letters[:-1][bmp] = _bmp_letter_numbers()[codes[bmp]]
+    if bmp.all():
+        letters[:-1] = _bmp_letter_numbers().take(codes)         # take: half the time of indexing with uint32
+    else:
+        letters[:-1][bmp] = _bmp_letter_numbers()[codes[bmp]]
     lengths = last - first + 1
     letter_total = np.zeros(len(letters) + 1, dtype=np.int64)
     np.cumsum(letters > 0, out=letter_total[1:])
@@ -244,7 +247,7 @@ def _leaf_count_matrix(texts: list[str], in_link: list[bool], stop: frozenset[st
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     bmp = codes < 0x10000
     if bmp.all():
-        classes = _bmp_classes()[codes]
+        classes = _bmp_classes().take(codes)
     else:                                                 # emoji and other astral characters: classed one by one
         classes = np.empty(len(codes), dtype=np.uint8)
         classes[bmp] = _bmp_classes()[codes[bmp]]
