@@ -44,7 +44,11 @@ class BlockNet(Cleaner):
         short notice: the model is unsure of everything), the blocks within `fallback_margin` of the page's best."""
         content = logits > self.settings.threshold
         if len(logits) and self.settings.min_words > 0:
-            words = sum(len(blocks.text[i].split()) for i in np.flatnonzero(content))
+            words = 0
+            for i in np.flatnonzero(content).tolist():        # stops at min_words: most pages pass in a few blocks
+                words += len(blocks.text[i].split())
+                if words >= self.settings.min_words:
+                    break
             if words < self.settings.min_words:
                 content = logits > min(self.settings.threshold, float(logits.max()) - self.settings.fallback_margin)
         return content
