@@ -68,10 +68,10 @@ class BlockCNN(nn.Module):
         for d, tap_w, tap_b in zip(DILATIONS, taps, biases, strict=True):
             y = torch.addmm(tap_b, c, tap_w)                                              # (N, 3W)
             z = y[:, W : 2 * W]
-            if d < n:
-                z[d:] += y[:-d, :W]
-                z[:-d] += y[d:, 2 * W :]
-            c += z.relu_()
+            if d < n:                          # add_ on views: `z[d:] += ...` would also copy z[d:] onto itself
+                z[d:].add_(y[:-d, :W])
+                z[:-d].add_(y[d:, 2 * W :])
+            c.add_(z.relu_())
         z = torch.addmm(hidden_b, c, hidden_c).addmm_(h, hidden_h).relu_()              # (N, 32)
         return torch.addmv(out_b, z, out_w)                                              # (N,)
 
