@@ -32,7 +32,8 @@ class BlockNet(Cleaner):
         self.model = BlockNetModel.load(self.settings.model).to(self.device)
 
     def predict_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Content logits per block from raw inputs; pages are padded in groups of similar length."""
+        """Content logits per block from raw inputs; on CUDA pages are padded in groups of similar length (on the
+        CPU the model runs each page alone: `BlockNetModel.logits`)."""
         logits: list[np.ndarray] = [np.zeros(0, dtype=np.float32)] * len(inputs)
         for group in length_groups([len(a) for a in inputs], self.settings.max_batch_blocks):
             for i, page_logits in zip(group, self.model.logits([inputs[i] for i in group]), strict=True):
