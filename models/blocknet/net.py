@@ -5,6 +5,13 @@ h <- h + ReLU(Conv1d(h, kernel 3, dilation 1, 2, 4, 8, 16)) -> concatenated with
 Linear(2 * width, 32) + ReLU -> Linear(32, 1): one content logit per block. The receptive field is
 1 + 2 * (1 + 2 + 4 + 8 + 16) = 63 blocks (31 on each side), so a block sees the section around it (a comment
 list, a menu) without a recurrent pass, at the cost of one matrix product per layer.
+
+Training and CUDA run `forward` (padded batches, `nn.Conv1d`). On the CPU the method runs `page_logits`: the same
+network one page at a time, each convolution one matrix product of the page with its three taps side by side. On
+one thread `nn.Conv1d` with dilation > 1 takes ~2.3x the time of the undilated one and a padded batch computes its
+padding; `page_logits` takes about half the time of `forward` per page (over the 474 benchmark pages, one thread:
+0.49 against 0.90 ms/page). Its float sums run in another order, so its logits differ from `forward`'s by up to
+~6e-6 (README, BlockNet, "Speed and memory": no label of the 1,815 benchmark pages changes).
 """
 
 from __future__ import annotations
