@@ -32,7 +32,8 @@ class BlockNet(Cleaner):
         self.model = BlockNetModel.load(self.settings.model).to(self.device)
 
     def predict_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Content logits per block from raw inputs; pages are padded in groups of similar length."""
+        """Content logits per block from raw inputs; on CUDA pages are padded in groups of similar length (on the
+        CPU the model runs each page alone: `BlockNetModel.logits`)."""
         logits: list[np.ndarray] = [np.zeros(0, dtype=np.float32)] * len(inputs)
         for group in length_groups([len(a) for a in inputs], self.settings.max_batch_blocks):
             for i, page_logits in zip(group, self.model.logits([inputs[i] for i in group]), strict=True):
@@ -44,7 +45,11 @@ class BlockNet(Cleaner):
         short notice: the model is unsure of everything), the blocks within `fallback_margin` of the page's best."""
         content = logits > self.settings.threshold
         if len(logits) and self.settings.min_words > 0:
-            words = sum(len(blocks.text[i].split()) for i in np.flatnonzero(content))
+            words = 0
+            for i in np.flatnonzero(content).tolist():        # stops at min_words: most pages pass in a few blocks
+                words += len(blocks.text[i].split())
+                if words >= self.settings.min_words:
+                    break
             if words < self.settings.min_words:
                 content = logits > min(self.settings.threshold, float(logits.max()) - self.settings.fallback_margin)
         return content

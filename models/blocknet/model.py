@@ -34,6 +34,7 @@ class BlockNetModel:
         self.net = net.eval()
         self.mean = np.asarray(mean, dtype=np.float32)
         self.std = np.asarray(std, dtype=np.float32)
+        self._mean, self._std = torch.from_numpy(self.mean), torch.from_numpy(self.std)
         self.meta = dict(meta or {})
         self.device = torch.device("cpu")
 
@@ -47,11 +48,22 @@ class BlockNetModel:
     def standardise(self, inputs: np.ndarray) -> np.ndarray:
         return (inputs - self.mean) / self.std
 
+    def _standardised(self, inputs: np.ndarray) -> torch.Tensor:
+        # float32 inputs (page_inputs') in torch: the same two correctly rounded operations as `standardise`,
+        # without numpy's temporaries and a copy
+        if inputs.dtype != np.float32:
+            return torch.from_numpy(self.standardise(inputs).astype(np.float32))
+        return (torch.from_numpy(inputs) - self._mean) / self._std
+
     @torch.inference_mode()
     def logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Raw inputs of B pages -> one forward pass -> content logits per block, one array per page."""
+        """Raw inputs of B pages -> content logits per block, one array per page: on CUDA one padded forward pass,
+        on the CPU one page at a time (`BlockCNN.page_logits`: faster there, and no page's logits depend on the
+        others')."""
         if not inputs:
             return []
+        if self.device.type == "cpu":
+            return [self.net.page_logits(self._standardised(a)).numpy() for a in inputs]
         x, lengths = pad_sequences([self.standardise(a) for a in inputs], len(self.mean), self.device)
         out = self.net(x, lengths).float().cpu().numpy()
         return [out[i, : len(a)] for i, a in enumerate(inputs)]

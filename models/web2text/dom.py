@@ -109,8 +109,12 @@ def _hidden_len(element: etree._Element) -> int:
     of it becomes text."""
     n = -len(element.tail or "")
     for node in element.iter(*_NODES):
-        if isinstance(node.tag, str):
-            n += _open_len(node) + len(node.tag) + 3 + len(node.text or "") + len(node.tail or "")
+        tag = node.tag                                          # `_open_len` inlined: each tag read once
+        if isinstance(tag, str):
+            n += 2 * len(tag) + 5 + len(node.text or "") + len(node.tail or "")
+            if items := node.items():
+                for name, value in items:
+                    n += len(name) + len(value) + 4
         else:                                                   # comment or PI: ~7 chars of markup
             n += len(node.text or "") + 7 + len(node.tail or "")
     return n

@@ -21,7 +21,7 @@ from pagesieve.models.blocknet import (
 from pagesieve.models.page import parse_page
 from pagesieve.models.page.context import CONTEXT_BITS, own_bits, word_bits
 from pagesieve.models.registry import build_method
-from pagesieve.models.web2text import page_blocks, page_features
+from pagesieve.models.web2text import pad_sequences, page_blocks, page_features
 from pagesieve.settings import ConfigError
 
 BIT = {name: 1 << i for i, name in enumerate(CONTEXT_BITS)}
@@ -137,12 +137,49 @@ def test_batched_prediction_equals_one_page_at_a_time(real_pages):
     alone = [method.process(p) for p in real_pages]
     assert [(r.status, r.text) for r in batched] == [(r.status, r.text) for r in alone]
     inputs = [page_inputs(p)[1] for p in real_pages]
-    assert max(len(a) for a in inputs) > 1000 > min(len(a) for a in inputs)    # padding really happens
     small_groups = build_method("blocknet", {"device": "cpu", "max_batch_blocks": 2000}).predict_logits(inputs)
     one_by_one = [method.predict_logits([a])[0] for a in inputs]
     for a, b, c in zip(method.predict_logits(inputs), small_groups, one_by_one, strict=True):
-        np.testing.assert_allclose(a, b, rtol=0, atol=1e-4)       # float sums in another order, not other labels
-        np.testing.assert_array_equal(a > 0, c > 0)
+        np.testing.assert_array_equal(a, b)          # on the CPU no page's logits depend on the others'
+        np.testing.assert_array_equal(a, c)
+
+
+def _padded_forward(model: BlockNetModel, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Logits from `BlockCNN.forward` over one padded batch (the training and CUDA pass)."""
+    x, lengths = pad_sequences([model.standardise(a) for a in inputs], len(INPUT_NAMES), torch.device("cpu"))
+    with torch.inference_mode():
+        out = model.net(x, lengths).numpy()
+    return [out[i, : len(a)] for i, a in enumerate(inputs)]
+
+
+def test_the_cpu_pass_matches_the_padded_batch(real_pages):
+    """`page_logits` (one page, each convolution one matrix product) against `forward` (padded, nn.Conv1d)."""
+    model = BlockNetModel.load("default")
+    inputs = [page_inputs(p)[1] for p in real_pages]
+    inputs += [inputs[0][:n] for n in (1, 2, 9, 17, 40)]    # shorter than some dilations: taps past both ends
+    assert max(len(a) for a in inputs) > 1000 > min(len(a) for a in inputs)    # padding really happens
+    flips = 0
+    for ours, padded in zip(model.logits(inputs), _padded_forward(model, inputs), strict=True):
+        assert ours.dtype == np.float32 and ours.shape == padded.shape
+        np.testing.assert_allclose(ours, padded, rtol=0, atol=1e-4)      # float sums in another order only
+        flips += int(((ours > 0) != (padded > 0)).sum())
+    assert flips == 0
+    assert [a.shape for a in model.logits([np.zeros((0, len(INPUT_NAMES)), np.float32)])] == [(0,)]
+
+
+def test_the_cpu_pass_follows_weights_changed_in_place(real_pages):
+    """The convolutions' rearranged weights are cached; an in-place change (an optimiser step, the training
+    script's moving average) must reach the next call."""
+    model = _random_model(5)
+    inputs = [page_inputs(p)[1] for p in real_pages[:3]]
+    before = model.logits(inputs)
+    for i, conv in enumerate(model.net.convs):
+        with torch.no_grad():
+            conv.weight.mul_(1.5 + i)
+        for ours, padded, old in zip(model.logits(inputs), _padded_forward(model, inputs), before, strict=True):
+            np.testing.assert_allclose(ours, padded, rtol=1e-4, atol=1e-4)
+            assert not np.allclose(ours, old, rtol=1e-4, atol=1e-4)
+        before = model.logits(inputs)
 
 
 def test_the_packaged_model_finds_articles_and_drops_comments(shared_data):

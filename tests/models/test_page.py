@@ -67,6 +67,17 @@ def test_empty_and_whitespace_bodies_are_empty_pages():
             parse_page(body)
 
 
+def test_whitespace_is_told_apart_from_text_as_strip_does():
+    for body in (b"\x0b\x0c\r\n", b" " * 5000):                  # ASCII whitespace, as bytes.strip() strips
+        with pytest.raises(EmptyPageError, match="empty body"):
+            parse_page(body)
+    for text in (" \u3000\x85\x1c\t", "\u2029" * 100):         # Unicode whitespace, as str.strip() strips
+        with pytest.raises(EmptyPageError, match="empty document"):
+            parse_html(text)
+    root, _ = parse_html(" \u3000<p>x</p>")
+    assert root.findtext(".//p") == "x"
+
+
 def test_binary_junk_labelled_html_is_not_html():
     junk = bytes((i * 37 + 11) % 256 for i in range(3000))
     with pytest.raises(NotHtmlError):
