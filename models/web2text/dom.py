@@ -17,8 +17,10 @@ comments or never-rendered elements are merged; they render as one run of text).
 never mutated.
 
 Source offsets: lxml keeps no character offsets, so `start`/`stop` count the characters of an
-estimated serialisation (tags with their attributes, text, comments; see `_open_len`). Features
-that the appendix defines on "the source code" (relative position, body percentage) use them.
+estimated serialisation (tags with their attributes, text, comments). Features that the appendix
+defines on "the source code" (relative position, body percentage) use them. A start tag `<tag a="v">`
+counts len(tag) + 2, plus len(name) + len(value) + 4 per attribute; an end tag len(tag) + 3; a comment
+or PI its text + 7. The walk and `_hidden_len` each count it inline (one read of each tag).
 """
 
 from __future__ import annotations
@@ -90,14 +92,6 @@ class Blocks:
         return self.xpaths(range(len(self.node)))
 
 
-def _open_len(element: etree._Element) -> int:
-    """Characters of `<tag a="v">`: the start-tag part of the estimated serialisation."""
-    n = len(element.tag) + 2
-    if items := element.items():          # most elements have none: skip building the generator
-        n += sum(len(k) + len(v) + 4 for k, v in items)
-    return n
-
-
 _NODES = (etree.Element, etree.Comment, etree.ProcessingInstruction)   # what iterwalk reports: no entities
 # `walk_tree`'s events: "comment" and "pi" must be asked for, or the text after a comment (its tail) is lost
 _EVENTS = ("start", "end", "comment", "pi")
@@ -109,8 +103,8 @@ def _hidden_len(element: etree._Element) -> int:
     of it becomes text."""
     n = -len(element.tail or "")
     for node in element.iter(*_NODES):
-        tag = node.tag                                          # `_open_len` inlined: each tag read once
-        if isinstance(tag, str):
+        tag = node.tag
+        if isinstance(tag, str):                                # start and end tag (see the module docstring)
             n += 2 * len(tag) + 5 + len(node.text or "") + len(node.tail or "")
             if items := node.items():
                 for name, value in items:
@@ -200,7 +194,7 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
                 # would mark every block of the page alike, so it has none
                 own = inside and context and parent >= 0
                 bits = tag_bits(tag) if own else 0
-                if items := node.items():      # (see _open_len) read once for the offsets, class path and context
+                if items := node.items():      # (module docstring) read once for the offsets, class path and context
                     for name, value in items:
                         pos += len(name) + len(value) + 4
                         if name == "class":

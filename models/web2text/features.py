@@ -302,10 +302,7 @@ def _leaf_count_matrix(texts: list[str], in_link: list[bool], stop: frozenset[st
         np.bincount(leaf_of(word_first[has(_UPPER)[word_first]]), minlength=n),
         lengths * np.fromiter(in_link, dtype=bool, count=n), copyright_, email, url, years,
     ]
-    out = np.empty((n, len(cols)))
-    for i, col in enumerate(cols):                    # whole numbers and flags, exact as floats
-        out[:, i] = col
-    return out
+    return _float_columns(cols, n)                    # whole numbers and flags, exact as floats
 
 
 def _node_counts(cdom: CollapsedDOM) -> np.ndarray:
@@ -341,10 +338,7 @@ def _ancestor_stats(cdom: CollapsedDOM, c: np.ndarray) -> np.ndarray:
             np.log(np.maximum(_safe_div(n_chars, c[:, _N_SENT]), 1)),
             leaf_end[last, 0], leaf_end[last, 1], c[:, _COPYRIGHT] > 0, c[:, _EMAIL_C] > 0, c[:, _URL_C] > 0,
             c[:, _YEAR] > 0, cap, cap ** 2, cap ** 3, np.asarray(cdom.has_form)]
-    out = np.empty((len(c), len(cols)))
-    for i, col in enumerate(cols):                    # in place: no 2-d copy of each column, no stacked copy
-        out[:, i] = col
-    return out
+    return _float_columns(cols, len(c))
 
 
 def _ends(cdom: CollapsedDOM) -> np.ndarray:
@@ -362,6 +356,15 @@ def _ends(cdom: CollapsedDOM) -> np.ndarray:
 _PUNCTUATION_CODES = np.array([ord(c) for c in PUNCTUATION], dtype=np.uint32)
 # the ancestor statistics that are also a node's own (b6-b22): avg_word_length .. ratio_words_with_capital^3
 _OWN_STATS = slice(ANCESTOR_STATS.index("avg_word_length"), ANCESTOR_STATS.index("ratio_words_with_capital^3") + 1)
+
+
+def _float_columns(cols: list, n: int) -> np.ndarray:
+    """(n, len(cols)) float64 from columns (arrays or scalars), each written in place: no 2-d copy of each
+    column and no stacked copy, as `np.column_stack(cols).astype(float)` would make."""
+    out = np.empty((n, len(cols)))
+    for i, col in enumerate(cols):
+        out[:, i] = col
+    return out
 
 
 def _log_or(x: np.ndarray, floor: float) -> np.ndarray:
