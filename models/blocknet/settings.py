@@ -16,7 +16,7 @@ class BlockNetSettings(Settings):
     model: str = "default"
     threshold: float = 0.0
     min_words: int = 100
-    fallback_margin: float = 5.0
+    fallback_margin: float = 3.0
     device: str = "auto"
     threads: int = 1
     max_batch_blocks: int = 65536
