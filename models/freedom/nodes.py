@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from ..page.dom import text_nodes, xpaths_of
+from ..page.dom import text_nodes, title_elements, xpaths_of
 
 __all__ = ["TextNode", "SiteNodes", "normalise", "document_titles", "title_match", "page_nodes", "select_site_nodes"]
 
@@ -54,7 +54,7 @@ MIN_TITLE_MATCH = 3
 def document_titles(root: etree._Element) -> tuple[str, ...]:
     """The page's `<title>` and `og:title`, lower-cased and whitespace-collapsed: the one place where nearly
     every detail page names its entity, whatever its template (a heading's tag and classes vary by site)."""
-    found = ["".join(el.itertext()) for el in root.iterfind(".//title")]
+    found = ["".join(el.itertext()) for el in title_elements(root)]
     found += [el.get("content") or "" for el in root.iterfind(".//meta[@property='og:title']")]
     return tuple(t for t in (normalise(v).lower() for v in found) if t)
 

@@ -17,6 +17,7 @@ from .dom import (
     page_title,
     tag_path,
     text_nodes,
+    title_elements,
     visible_text,
     walk_tree,
     xpath_of,
@@ -54,8 +55,9 @@ from .runner import (
 )
 
 __all__ = ["DecodedText", "decode_body", "looks_binary", "normalise_charset", "BLOCK_TAGS", "INVISIBLE_TAGS",
-           "is_element", "iter_text_chunks", "join_paragraphs", "page_title", "tag_path", "visible_text", "xpath_of",
-           "xpaths_of", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "text_nodes",
+           "is_element", "iter_text_chunks", "join_paragraphs", "page_title", "tag_path", "title_elements",
+           "visible_text", "xpath_of", "xpaths_of", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree",
+           "text_nodes",
            "DecodeError", "EmptyPageError", "NotHtmlError", "PageError", "ParseError", "one_line", "MAX_DEPTH",
            "GUARDS", "PageTimeout", "deadline", "GROUPINGS", "NEEDS", "Cleaner", "Extractor", "Method", "Segmenter",
            "ParsedPage", "SubResource", "css_imports", "page_stylesheets", "resource_key", "stylesheet_urls",

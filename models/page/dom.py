@@ -9,8 +9,8 @@ from collections.abc import Iterator, Sequence
 from lxml import etree
 
 __all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "is_element", "xpath_of", "xpaths_of", "tag_path", "page_title",
-           "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "iter_text_chunks", "join_paragraphs",
-           "visible_text"]
+           "title_elements", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "iter_text_chunks",
+           "join_paragraphs", "visible_text"]
 
 # Never rendered as text.
 INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link",
@@ -85,11 +85,19 @@ def tag_path(element: etree._Element) -> str:
     return "/".join(reversed([t for t in tags if isinstance(t, str)]))
 
 
+def title_elements(root: etree._Element) -> Iterator[etree._Element]:
+    """The page's `<title>` elements in document order, without those of inline SVG (an icon's tooltip,
+    `<svg><title>Search</title>...`, is not the document's title)."""
+    for title in root.iter("title"):
+        if next(title.iterancestors("svg"), None) is None:
+            yield title
+
+
 def page_title(root: etree._Element) -> str | None:
     """`<title>`, else `og:title`, else the first `<h1>`; whitespace collapsed; None if none."""
     # one search at a time: most pages have a <title>, and each search may walk the whole tree
-    for path in (".//title", ".//meta[@property='og:title']", ".//h1"):
-        found = root.find(path)
+    for path in ("title", ".//meta[@property='og:title']", ".//h1"):
+        found = next(title_elements(root), None) if path == "title" else root.find(path)
         if found is None:
             continue
         value = found.get("content") if found.tag == "meta" else "".join(found.itertext())

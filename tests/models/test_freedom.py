@@ -79,6 +79,9 @@ def test_a_node_knows_where_its_text_stands_in_the_document_title():
         "Home": 0, "Books": 1, "Dune": 2, "by": 0, "Frank Herbert": 1, "Publisher:": 0, "Penguin": 2}
     # "Books" is inside the title by chance ("books.example"); "by" is too short to mean anything
     assert document_titles(parse_page(b"<html><body><h1>x</h1></body></html>").root) == ()
+    # an icon's tooltip is not the document's title
+    svg_icon = b"<html><head><title>Dune</title></head><body><svg><title>Close</title></svg></body></html>"
+    assert document_titles(parse_page(svg_icon).root) == ("dune",)
     assert title_match("DUNE", ("dune - a novel",)) == 2 and title_match("Du", ("dune",)) == 0
     flags = dict(zip(FLAG_NAMES, flags_of("Frank Herbert", nodes["Frank Herbert"].title_match), strict=True))
     assert (flags["in_page_title"], flags["starts_page_title"]) == (1.0, 0.0)

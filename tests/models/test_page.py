@@ -17,6 +17,7 @@ from pagesieve.models.page import (
     parse_html,
     parse_page,
     tag_path,
+    title_elements,
     visible_text,
     walk_tree,
     xpath_of,
@@ -132,6 +133,14 @@ def test_xpath_tag_path_and_title():
 
 def test_title_falls_back_to_h1():
     assert page_title(parse_page(b"<body><h1>Head  line</h1></body>").root) == "Head line"
+
+
+def test_an_inline_svg_title_is_not_the_page_title():
+    icon = b"<svg viewBox='0 0 8 8'><title>Search</title><path d='M0 0'/></svg>"
+    assert page_title(parse_page(b"<body>" + icon + b"<h1>Head line</h1></body>").root) == "Head line"
+    assert page_title(parse_page(b"<body>" + icon + b"<p>x</p></body>").root) is None
+    page = parse_page(b"<html><head><title>Page</title></head><body>" + icon + b"<p>x</p></body></html>")
+    assert [el.text for el in title_elements(page.root)] == ["Page"]
 
 
 def test_unlabelled_cp1252_that_detection_misreads_still_decodes():
