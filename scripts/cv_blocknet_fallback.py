@@ -6,7 +6,7 @@ The rule decides what a page gets when the blocks above the threshold hold too f
 on the pools' `validation` parts, where Google Trends has 4 pages and moved the choice alone. Here every page
 of the `fit` and `validation` parts of the six pools (1,327 pages, 26 of Google Trends) gets a logit from a
 model that did not train on it: 5 folds (by a hash of pool and page id), each model trained by
-scripts/train_blocknet.py's recipe on the other four. Each rule is then applied by BlockNet's own `content`
+scripts/train_blocknet.py's recipe on the other four. Each rule is then applied by BlockNet's own `content_blocks`
 to these out-of-fold logits and scored by mean BoW F1 per pool; the macro mean over the pools picks the rule.
 The `test` parts are never read.
 """
@@ -23,7 +23,8 @@ import torch
 from train_blocknet import DATA, POOLS, load, train
 
 from pagesieve.eval.metrics import bag_of_words_prf
-from pagesieve.models.blocknet import BlockNet, BlockNetSettings
+from pagesieve.models.blocknet import BlockNetSettings
+from pagesieve.models.blocknet.method import content_blocks
 from pagesieve.models.web2text import blocks_text
 
 FOLDS = 5
@@ -47,10 +48,10 @@ def out_of_fold_logits(pages: list, seed: int) -> list[np.ndarray]:
     return logits
 
 
-def scores(pages: list, logits: list[np.ndarray], method: BlockNet) -> dict[str, float]:
+def scores(pages: list, logits: list[np.ndarray], settings: BlockNetSettings) -> dict[str, float]:
     per_pool: dict[str, list[float]] = {}
     for page, page_logits in zip(pages, logits, strict=True):
-        text = blocks_text(page.blocks, method.content(page.blocks, page_logits))
+        text = blocks_text(page.blocks, content_blocks(page.blocks, page_logits, settings))
         per_pool.setdefault(page.pool, []).append(bag_of_words_prf(text, page.gold).f1)
     means = {pool: float(np.mean(f1s)) for pool, f1s in per_pool.items()}
     return {"macro": float(np.mean(list(means.values()))), **means}
@@ -69,8 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(pages)} pages, out-of-fold logits ({FOLDS} folds); mean BoW F1, rule = min_words / margin")
     print(f"{'rule':<12} {'macro':>6} " + " ".join(f"{pool[:11]:>11}" for pool in POOLS))
     for min_words, margin in rules:
-        method = BlockNet(BlockNetSettings(min_words=min_words, fallback_margin=margin, device="cpu"))
-        row = scores(pages, logits, method)
+        row = scores(pages, logits, BlockNetSettings(min_words=min_words, fallback_margin=margin))
         name = "off" if min_words == 0 else f"{min_words} / {margin:g}"
         print(f"{name:<12} {row['macro']:>6.4f} " + " ".join(f"{row[pool]:>11.3f}" for pool in POOLS), flush=True)
     return 0

@@ -13,7 +13,23 @@ from .features import page_inputs
 from .model import BlockNetModel
 from .settings import BlockNetSettings
 
-__all__ = ["BlockNet"]
+__all__ = ["BlockNet", "content_blocks"]
+
+
+def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
+    """Blocks above the threshold; on a page where they hold fewer than `min_words` words (a landing page, a
+    short notice: the model is unsure of everything), the blocks within `fallback_margin` of the page's best.
+    A rule of the settings alone (no model): scripts/cv_blocknet_fallback.py scores it on logits of other models."""
+    content = logits > settings.threshold
+    if len(logits) and settings.min_words > 0:
+        words = 0
+        for i in np.flatnonzero(content).tolist():        # stops at min_words: most pages pass in a few blocks
+            words += len(blocks.text[i].split())
+            if words >= settings.min_words:
+                break
+        if words < settings.min_words:
+            content = logits > min(settings.threshold, float(logits.max()) - settings.fallback_margin)
+    return content
 
 
 class BlockNet(Cleaner):
@@ -41,18 +57,7 @@ class BlockNet(Cleaner):
         return logits
 
     def content(self, blocks: Blocks, logits: np.ndarray) -> np.ndarray:
-        """Blocks above the threshold; on a page where they hold fewer than `min_words` words (a landing page, a
-        short notice: the model is unsure of everything), the blocks within `fallback_margin` of the page's best."""
-        content = logits > self.settings.threshold
-        if len(logits) and self.settings.min_words > 0:
-            words = 0
-            for i in np.flatnonzero(content).tolist():        # stops at min_words: most pages pass in a few blocks
-                words += len(blocks.text[i].split())
-                if words >= self.settings.min_words:
-                    break
-            if words < self.settings.min_words:
-                content = logits > min(self.settings.threshold, float(logits.max()) - self.settings.fallback_margin)
-        return content
+        return content_blocks(blocks, logits, self.settings)
 
     def process(self, page: ParsedPage) -> CleanResult:
         return self.process_batch([page])[0]

@@ -96,8 +96,10 @@ def title_elements(root: etree._Element) -> Iterator[etree._Element]:
 def page_title(root: etree._Element) -> str | None:
     """`<title>`, else `og:title`, else the first `<h1>`; whitespace collapsed; None if none."""
     # one search at a time: most pages have a <title>, and each search may walk the whole tree
-    for path in ("title", ".//meta[@property='og:title']", ".//h1"):
-        found = next(title_elements(root), None) if path == "title" else root.find(path)
+    searches = (lambda: next(title_elements(root), None), lambda: root.find(".//meta[@property='og:title']"),
+                lambda: root.find(".//h1"))
+    for search in searches:
+        found = search()
         if found is None:
             continue
         value = found.get("content") if found.tag == "meta" else "".join(found.itertext())
