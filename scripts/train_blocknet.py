@@ -32,7 +32,8 @@ from torch import nn
 
 from pagesieve.eval.datasets import iter_gold_pages
 from pagesieve.eval.metrics import bag_of_words_prf
-from pagesieve.models.blocknet import INPUT_NAMES, BlockCNN, BlockNetModel, page_inputs
+from pagesieve.models.blocknet import INPUT_NAMES, BlockCNN, BlockNetModel, BlockNetSettings, page_inputs
+from pagesieve.models.blocknet.method import content_blocks
 from pagesieve.models.blocknet.model import PACKAGED_MODELS
 from pagesieve.models.page import PageError, parse_page
 from pagesieve.models.web2text import Blocks, blocks_text, label_blocks
@@ -94,10 +95,12 @@ def batches(pages: list[PageData], model: BlockNetModel, rng: np.random.Generato
 
 
 def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, float]:
-    """Mean BoW F1 per pool of the validation pages' extracted text (threshold 0, as the method uses)."""
+    """Mean BoW F1 per pool of the validation pages' extracted text, by the method's default rule (threshold 0 and
+    the fallback of `content_blocks`)."""
+    settings = BlockNetSettings()
     scores: dict[str, list[float]] = {}
     for p, logits in zip(pages, model.logits([p.inputs for p in pages]) if pages else [], strict=True):
-        text = blocks_text(p.blocks, logits > 0) if len(p.labels) else ""
+        text = blocks_text(p.blocks, content_blocks(p.blocks, logits, settings)) if len(p.labels) else ""
         scores.setdefault(p.pool, []).append(bag_of_words_prf(text, p.gold).f1)
     return {pool: round(float(np.mean(v)), 4) for pool, v in scores.items()}
 
