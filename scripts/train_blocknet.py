@@ -12,8 +12,8 @@ Training: pages in random order, 8 per mini-batch, each cut to a random window o
 cross-entropy per block, CleanEval's blocks weighted 0.3 (its 2007 gold keeps comments and link lists that the
 modern pools' golds drop, and it has as many pages as the other five together); Adam (lr 1e-3, weight decay
 1e-5); the shipped weights are an exponential moving average (0.995 per step) of the trained ones, after a
-fixed number of epochs. Seeds fix numpy and torch, one CPU thread and deterministic algorithms: a rerun on the
-same machine writes byte-identical files.
+fixed number of epochs (9, chosen by cross-validation: scripts/cv_blocknet_fallback.py). Seeds fix numpy and
+torch, one CPU thread and deterministic algorithms: a rerun on the same machine writes byte-identical files.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "blocknet" / "weights"
 POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017")
 POOL_WEIGHTS = {"cleaneval": 0.3}
-EPOCHS, BATCH, CROP, LR, WEIGHT_DECAY, EMA, WIDTH, DROPOUT = 6, 8, 512, 1e-3, 1e-5, 0.995, 64, 0.3
+EPOCHS, BATCH, CROP, LR, WEIGHT_DECAY, EMA, WIDTH, DROPOUT = 9, 8, 512, 1e-3, 1e-5, 0.995, 64, 0.3
 
 
 @dataclass
