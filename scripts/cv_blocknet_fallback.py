@@ -1,13 +1,14 @@
 """Choose BlockNet's fallback rule (`min_words`, `fallback_margin`) by cross-validation, not on 4 pages.
 
-    .venv/bin/python scripts/cv_blocknet_fallback.py            # about 5 minutes on one core
+    .venv/bin/python scripts/cv_blocknet_fallback.py            # 3-4 minutes on one core
 
 The rule decides what a page gets when the blocks above the threshold hold too few words. It was first chosen
 on the pools' `validation` parts, where Google Trends has 4 pages and moved the choice alone. Here every page
 of the `fit` and `validation` parts of the six pools (1,327 pages, 26 of Google Trends) gets a logit from a
 model that did not train on it: 5 folds (by a hash of pool and page id), each model trained by
-scripts/train_blocknet.py's recipe on the other four. Each rule is then applied by BlockNet's own `content_blocks`
-to these out-of-fold logits and scored by mean BoW F1 per pool; the macro mean over the pools picks the rule.
+scripts/train_blocknet.py's recipe on the other four. Each rule is then applied by BlockNet's own
+`content_blocks` to these out-of-fold logits and scored by mean BoW F1 per pool (train_blocknet's `pool_f1`);
+the macro mean over the pools picks the rule.
 The `test` parts are never read.
 """
 
@@ -20,12 +21,9 @@ import sys
 
 import numpy as np
 import torch
-from train_blocknet import DATA, POOLS, load, train
+from train_blocknet import DATA, POOLS, load, pool_f1, train
 
-from pagesieve.eval.metrics import bag_of_words_prf
 from pagesieve.models.blocknet import BlockNetSettings
-from pagesieve.models.blocknet.method import content_blocks
-from pagesieve.models.web2text import blocks_text
 
 FOLDS = 5
 MIN_WORDS = (0, 25, 50, 100, 200)
@@ -49,11 +47,7 @@ def out_of_fold_logits(pages: list, seed: int) -> list[np.ndarray]:
 
 
 def scores(pages: list, logits: list[np.ndarray], settings: BlockNetSettings) -> dict[str, float]:
-    per_pool: dict[str, list[float]] = {}
-    for page, page_logits in zip(pages, logits, strict=True):
-        text = blocks_text(page.blocks, content_blocks(page.blocks, page_logits, settings))
-        per_pool.setdefault(page.pool, []).append(bag_of_words_prf(text, page.gold).f1)
-    means = {pool: float(np.mean(f1s)) for pool, f1s in per_pool.items()}
+    means = pool_f1(pages, logits, settings)
     return {"macro": float(np.mean(list(means.values()))), **means}
 
 

@@ -94,15 +94,20 @@ def batches(pages: list[PageData], model: BlockNetModel, rng: np.random.Generato
                torch.tensor([len(labels) for _, labels, _ in windows]))
 
 
-def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, float]:
-    """Mean BoW F1 per pool of the validation pages' extracted text, by the method's default rule (threshold 0 and
-    the fallback of `content_blocks`)."""
-    settings = BlockNetSettings()
+def pool_f1(pages: list[PageData], logits: list[np.ndarray], settings: BlockNetSettings) -> dict[str, float]:
+    """Mean BoW F1 per pool of the text that BlockNet's rule (`content_blocks` under `settings`) keeps, given
+    each page's logits."""
     scores: dict[str, list[float]] = {}
-    for p, logits in zip(pages, model.logits([p.inputs for p in pages]) if pages else [], strict=True):
-        text = blocks_text(p.blocks, content_blocks(p.blocks, logits, settings)) if len(p.labels) else ""
+    for p, page_logits in zip(pages, logits, strict=True):
+        text = blocks_text(p.blocks, content_blocks(p.blocks, page_logits, settings)) if len(p.labels) else ""
         scores.setdefault(p.pool, []).append(bag_of_words_prf(text, p.gold).f1)
-    return {pool: round(float(np.mean(v)), 4) for pool, v in scores.items()}
+    return {pool: float(np.mean(v)) for pool, v in scores.items()}
+
+
+def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, float]:
+    """`pool_f1` of the validation pages by the method's default rule (threshold 0 and the fallback)."""
+    logits = model.logits([p.inputs for p in pages]) if pages else []
+    return {pool: round(f1, 4) for pool, f1 in pool_f1(pages, logits, BlockNetSettings()).items()}
 
 
 def train(fit: list[PageData], validation: list[PageData], seed: int) -> tuple[BlockNetModel, dict]:
