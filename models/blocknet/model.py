@@ -96,6 +96,10 @@ class BlockNetModel:
         with np.load(io.BytesIO(npz), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
         net = BlockCNN(len(INPUT_NAMES), width=int(meta["width"]))
+        expected = tuple(net.hidden.weight.shape)
+        if tuple(arrays.get("net/hidden.weight", np.zeros(0)).shape) != expected:
+            raise ValueError("model was trained with an earlier BlockNet network (no page summary); "
+                             "retrain it with scripts/train_blocknet.py")
         net.load_state_dict({k[4:]: torch.from_numpy(v) for k, v in arrays.items() if k.startswith("net/")})
         meta = {k: v for k, v in meta.items() if k not in ("inputs", "width")}
         return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=meta)
