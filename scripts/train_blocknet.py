@@ -106,7 +106,7 @@ def pool_f1(pages: list[PageData], logits: list[np.ndarray], settings: BlockNetS
 
 def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, float]:
     """`pool_f1` of the validation pages by the method's default rule (threshold 0 and the fallback)."""
-    logits = model.logits([p.inputs for p in pages]) if pages else []
+    logits = model.logits([p.inputs for p in pages])
     return {pool: round(f1, 4) for pool, f1 in pool_f1(pages, logits, BlockNetSettings()).items()}
 
 

@@ -89,18 +89,20 @@ class BlockNetModel:
 
     @classmethod
     def from_bytes(cls, npz: bytes, meta: dict[str, Any]) -> BlockNetModel:
-        """Build from the two files' contents; fails if the model expects other inputs than this code makes."""
+        """Build from the two files' contents; fails if the model expects other inputs than this code makes, or
+        its parameters do not fit this code's network (a model saved before the page summary)."""
         if meta.get("inputs") != INPUT_NAMES:
             raise ValueError("model was trained on other inputs than this version computes; "
                              "retrain it with scripts/train_blocknet.py")
         with np.load(io.BytesIO(npz), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
         net = BlockCNN(len(INPUT_NAMES), width=int(meta["width"]))
-        expected = tuple(net.hidden.weight.shape)
-        if tuple(arrays.get("net/hidden.weight", np.zeros(0)).shape) != expected:
-            raise ValueError("model was trained with an earlier BlockNet network (no page summary); "
-                             "retrain it with scripts/train_blocknet.py")
-        net.load_state_dict({k[4:]: torch.from_numpy(v) for k, v in arrays.items() if k.startswith("net/")})
+        state = {k[4:]: v for k, v in arrays.items() if k.startswith("net/")}
+        unfit = [k for k, p in net.state_dict().items() if k not in state or state[k].shape != tuple(p.shape)]
+        if unfit:
+            raise ValueError(f"model was trained with an earlier BlockNet network ({', '.join(unfit)} missing or "
+                             "of another shape); retrain it with scripts/train_blocknet.py")
+        net.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
         meta = {k: v for k, v in meta.items() if k not in ("inputs", "width")}
         return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=meta)
 

@@ -130,7 +130,7 @@ def test_save_and_load_round_trip_without_pickle(tmp_path, real_pages):
         BlockNetModel.load(npz)
     meta.write_text(json.dumps(changed | {"inputs": INPUT_NAMES}))
     arrays = dict(np.load(npz, allow_pickle=False))
-    arrays["net/hidden.weight"] = arrays["net/hidden.weight"][:, :32]      # a head without the page summary
+    arrays["net/hidden.weight"] = arrays["net/hidden.weight"][:, : 2 * model.net.width]   # no page summary
     np.savez(npz, **arrays)
     with pytest.raises(ValueError, match="earlier BlockNet network"):
         BlockNetModel.load(npz)
