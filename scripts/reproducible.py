@@ -1,0 +1,36 @@
+"""Training runs that write the same bytes on any x86-64 CPU, not only on the machine that wrote them.
+
+Seeds, one thread and `torch.use_deterministic_algorithms` make a rerun on the same machine byte-identical, but
+torch picks its CPU kernels by the instruction sets it finds: the vectorised ATen kernels (AVX2 or AVX-512), MKL's
+code path, and oneDNN's convolutions each sum floats in another order on another CPU. Measured on one machine
+(2026-11-24), `scripts/train_blocknet.py` wrote three different `.npz` files with ATen's AVX-512, AVX2 and scalar
+kernels, and two different ones with oneDNN limited to SSE4.1 and to AVX-512. Pinned (scalar ATen kernels, MKL's
+`COMPATIBLE` path, oneDNN off) the run is ~2.5x slower and every one of those knobs leaves its bytes unchanged.
+
+The environment variables are read when torch and MKL load, so a training script calls `pin_cpu_kernels` first
+thing in `main`: it re-executes the script with them set when they are not, which a script imported by another
+(the cross-validation scripts import train_blocknet) never does.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import torch
+
+__all__ = ["PINNED_ENV", "pin_cpu_kernels"]
+
+PINNED_ENV = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
+
+
+def pin_cpu_kernels() -> None:
+    """Re-execute this process's script with `PINNED_ENV` unless it is already set; then one thread, deterministic
+    algorithms, oneDNN off. Does not return when it re-executes."""
+    if any(os.environ.get(name) != value for name, value in PINNED_ENV.items()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], {**os.environ, **PINNED_ENV})
+    torch.backends.mkldnn.enabled = False
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)

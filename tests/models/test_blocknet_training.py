@@ -1,0 +1,38 @@
+"""The training command (scripts/train_blocknet.py) on one small pool: it writes a model the method loads, with
+the same bytes whichever CPU kernels the caller's environment asks torch for (scripts/reproducible.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pagesieve.models.blocknet import BlockNetModel
+from pagesieve.models.registry import build_method
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # two training runs in subprocesses
+
+
+def train(out: Path, shared_data: Path, env: dict[str, str]) -> Path:
+    cmd = [sys.executable, str(ROOT / "scripts" / "train_blocknet.py"), "--data", str(shared_data),
+           "--limit-pools", "google-trends-2017", "--out", str(out)]
+    clean_env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "MKL_CBWR")}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=clean_env | env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out.with_suffix(".npz")
+
+
+def test_training_writes_the_same_bytes_whatever_kernels_the_caller_asks_for(tmp_path, shared_data):
+    # unpinned, ATen's scalar and AVX2 kernels write different weights (on any CPU with AVX2)
+    scalar = train(tmp_path / "a" / "m", shared_data, {"ATEN_CPU_CAPABILITY": "default"})
+    avx2 = train(tmp_path / "b" / "m", shared_data, {"ATEN_CPU_CAPABILITY": "avx2"})
+    assert scalar.read_bytes() == avx2.read_bytes()
+    model = BlockNetModel.load(scalar)
+    assert model.meta["kernels"] == "pinned" and model.meta["trained_on"] == ["google-trends-2017/fit"]
+    assert model.meta["fit_pages"] > 10 and model.meta["summary"]["epochs"] == 9
+    method = build_method("blocknet", {"model": str(scalar), "device": "cpu"})
+    assert method.model.meta == model.meta
