@@ -1,6 +1,6 @@
 """Choose BlockNet's fallback rule (`min_words`, `fallback_margin`) by cross-validation, not on 4 pages.
 
-    .venv/bin/python scripts/cv_blocknet_fallback.py            # 3-4 minutes on one core
+    .venv/bin/python scripts/cv_blocknet_fallback.py            # ~9 minutes on one core (3-4 with --native-kernels)
 
 The rule decides what a page gets when the blocks above the threshold hold too few words. It was first chosen
 on the pools' `validation` parts, where Google Trends has 4 pages and moved the choice alone. Here every page
@@ -9,7 +9,8 @@ model that did not train on it: 5 folds (by a hash of pool and page id), each mo
 scripts/train_blocknet.py's recipe on the other four. Each rule is then applied by BlockNet's own
 `content_blocks` to these out-of-fold logits and scored by mean BoW F1 per pool (train_blocknet's `pool_f1`);
 the macro mean over the pools picks the rule.
-The `test` parts are never read.
+The `test` parts are never read. Like the training script, it pins torch's CPU kernels (scripts/reproducible.py),
+so its figures are the same on any x86-64 machine; `--native-kernels` runs ~2.5x faster, figures per machine.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sys
 
 import numpy as np
 import torch
+from reproducible import pin_cpu_kernels
 from train_blocknet import DATA, POOLS, load, pool_f1, train
 
 from pagesieve.models.blocknet import BlockNetSettings
@@ -54,10 +56,15 @@ def scores(pages: list, logits: list[np.ndarray], settings: BlockNetSettings) ->
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--native-kernels", action="store_true",
+                    help="torch's fastest kernels for this CPU: figures reproducible on this machine only")
     args = ap.parse_args(argv)
+    if args.native_kernels:
+        torch.set_num_threads(1)
+        torch.use_deterministic_algorithms(True)
+    else:
+        pin_cpu_kernels()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
     pages = [p for part in ("fit", "validation") for p in load(DATA, POOLS, part, keep_blocks=True) if len(p.labels)]
     logits = out_of_fold_logits(pages, args.seed)
     rules = [(0, 0.0)] + [(w, m) for w in MIN_WORDS[1:] for m in MARGINS]
