@@ -28,8 +28,10 @@ def pin_cpu_kernels() -> None:
     """Re-execute this process's script with `PINNED_ENV` unless it is already set; then one thread, deterministic
     algorithms, oneDNN off. Does not return when it re-executes."""
     if any(os.environ.get(name) != value for name, value in PINNED_ENV.items()):
+        pins = " ".join(f"{name}={value}" for name, value in PINNED_ENV.items())
+        print(f"re-running with CPU-independent kernels ({pins}, oneDNN off; --native-kernels: this CPU's own)",
+              file=sys.stderr, flush=True)
         sys.stdout.flush()
-        sys.stderr.flush()
         os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], {**os.environ, **PINNED_ENV})
     torch.backends.mkldnn.enabled = False
     torch.set_num_threads(1)
