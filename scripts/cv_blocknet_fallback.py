@@ -21,8 +21,7 @@ import logging
 import sys
 
 import numpy as np
-import torch
-from reproducible import pin_cpu_kernels
+from reproducible import add_kernel_option, deterministic_torch
 from train_blocknet import DATA, POOLS, load, pool_f1, train
 
 from pagesieve.models.blocknet import BlockNetSettings
@@ -56,14 +55,9 @@ def scores(pages: list, logits: list[np.ndarray], settings: BlockNetSettings) ->
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--native-kernels", action="store_true",
-                    help="torch's fastest kernels for this CPU: figures reproducible on this machine only")
+    add_kernel_option(ap)
     args = ap.parse_args(argv)
-    if args.native_kernels:
-        torch.set_num_threads(1)
-        torch.use_deterministic_algorithms(True)
-    else:
-        pin_cpu_kernels()
+    deterministic_torch(args.native_kernels)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pages = [p for part in ("fit", "validation") for p in load(DATA, POOLS, part, keep_blocks=True) if len(p.labels)]
     logits = out_of_fold_logits(pages, args.seed)

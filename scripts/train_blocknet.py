@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from reproducible import pin_cpu_kernels
+from reproducible import add_kernel_option, deterministic_torch
 from torch import nn
 
 from pagesieve.eval.datasets import iter_gold_pages
@@ -153,14 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit-pools", default=None, help="comma-separated pools (smoke tests); default all six")
     ap.add_argument("--cleaneval-weight", type=float, default=POOL_WEIGHTS["cleaneval"],
                     help="weight of CleanEval's blocks in the loss (experiments; the shipped model uses the default)")
-    ap.add_argument("--native-kernels", action="store_true",
-                    help="torch's fastest kernels for this CPU: reruns byte-identical on this machine only")
+    add_kernel_option(ap)
     args = ap.parse_args(argv)
-    if args.native_kernels:
-        torch.set_num_threads(1)
-        torch.use_deterministic_algorithms(True)
-    else:
-        pin_cpu_kernels()
+    deterministic_torch(args.native_kernels)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
     POOL_WEIGHTS["cleaneval"] = args.cleaneval_weight
