@@ -26,7 +26,7 @@ from .settings import JOB_SETTINGS
 
 __all__ = ["job_parser", "JobConfig", "load_config", "check_output", "check_table", "exit_on_config_error",
            "spark_session", "Report", "ConfigError", "counts_by", "read_method_pages", "read_pages", "remove_tree",
-           "staging_path", "swap_in", "write_json"]
+           "run_table_job", "staging_path", "swap_in", "write_json"]
 
 log = logging.getLogger("pagesieve")
 
@@ -275,6 +275,23 @@ def swap_in(staged: str, out: str) -> None:
     fs.mv(new, root, recursive=True)
     if fs.exists(aside):
         fs.rm(aside, recursive=True)
+
+
+def run_table_job(name: str, args: argparse.Namespace, config: JobConfig, input_path: str, input_flag: str,
+                  write: Callable[..., int]) -> int:
+    """The part every table-to-table job shares once its options are read: check the input table and `--out`
+    (before Spark starts, so a bad option costs no JVM), start Spark, let `write(spark, input_path, staged,
+    config, report)` write into a staging folder beside `args.out` and return its row count, finish the run
+    report and swap the staged folder in (`staging_path`, `swap_in`). Returns the job's exit code, 0."""
+    check_table(input_path, input_flag)
+    check_output(args.out)
+    spark = spark_session(name, args.master, config.spark)
+    report = Report(name, config)
+    staged = staging_path(args.out)   # written beside the old output, swapped in when done
+    n = write(spark, input_path, staged, config, report)
+    report.set(output=args.out).finish(n, staged, args.quiet)
+    swap_in(staged, args.out)
+    return 0
 
 
 def remove_tree(path: str) -> None:

@@ -23,15 +23,11 @@ from pagesieve.jobs.common import (
     ConfigError,
     JobConfig,
     Report,
-    check_output,
-    check_table,
     counts_by,
     exit_on_config_error,
     job_parser,
     load_config,
-    spark_session,
-    staging_path,
-    swap_in,
+    run_table_job,
 )
 from pagesieve.jobs.components import connected_components
 from pagesieve.schemas import DEDUP_COLUMNS
@@ -192,15 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, help="output folder: the documents with dup_cluster and dup_of")
     args = ap.parse_args(argv)
     config = load_config(args)
-    check_table(args.documents, "--documents")
-    check_output(args.out)
-    spark = spark_session("dedup", args.master, config.spark)
-    report = Report("dedup", config)
-    staged = staging_path(args.out)   # written beside the old output, swapped in when done
-    n = run(spark, args.documents, staged, config, report)
-    report.set(output=args.out).finish(n, staged, args.quiet)
-    swap_in(staged, args.out)
-    return 0
+    return run_table_job("dedup", args, config, args.documents, "--documents", run)
 
 
 if __name__ == "__main__":

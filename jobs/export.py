@@ -22,21 +22,18 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
+from functools import partial
 
 import pyarrow as pa
 
 from pagesieve.jobs.common import (
     ConfigError,
     Report,
-    check_output,
-    check_table,
     counts_by,
     exit_on_config_error,
     job_parser,
     load_config,
-    spark_session,
-    staging_path,
-    swap_in,
+    run_table_job,
 )
 
 __all__ = ["DuplicateIdError", "build_jsonl", "check_unique_ids", "record_objects", "run", "run_records", "main"]
@@ -220,16 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         raise ConfigError(f"--format: unknown format(s) {', '.join(sorted(unknown))}; known: jsonl, parquet")
     config = load_config(args)
     flag, path = ("--documents", args.documents) if args.documents else ("--records", args.records)
-    check_table(path, flag)
-    check_output(args.out)
-    spark = spark_session("export", args.master, config.spark)
-    report = Report("export", config)
     export = run if args.documents else run_records
-    staged = staging_path(args.out)   # written beside the old export, swapped in when done
-    n = export(spark, path, staged, config, report, formats, args.gzip)
-    report.set(output=args.out).finish(n, staged, args.quiet)
-    swap_in(staged, args.out)
-    return 0
+    return run_table_job("export", args, config, path, flag, partial(export, formats=formats, gzip=args.gzip))
 
 
 if __name__ == "__main__":

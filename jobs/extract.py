@@ -11,19 +11,16 @@ report accounts for every page: pages in = pages out by status.
 from __future__ import annotations
 
 import sys
+from functools import partial
 
 from pagesieve.jobs.common import (
     JobConfig,
     Report,
-    check_output,
-    check_table,
     exit_on_config_error,
     job_parser,
     load_config,
     read_pages,
-    spark_session,
-    staging_path,
-    swap_in,
+    run_table_job,
 )
 from pagesieve.udfs.adapter import MethodSpec, apply_method
 
@@ -91,15 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     config = load_config(args, [args.method], kind="extractor")
     spec = method_spec(config, args.method, args.schema, args.model)
-    check_table(args.pages, "--pages")
-    check_output(args.out)
-    spark = spark_session("extract", args.master, config.spark)
-    report = Report("extract", config)
-    staged = staging_path(args.out)   # written beside the old records, swapped in when done
-    n = run(spark, args.pages, staged, config, report, spec)
-    report.set(output=args.out).finish(n, staged, args.quiet)
-    swap_in(staged, args.out)
-    return 0
+    return run_table_job("extract", args, config, args.pages, "--pages", partial(run, spec=spec))
 
 
 if __name__ == "__main__":

@@ -13,18 +13,15 @@ tables, `kept/` (removed_by null, the not-ok ones included) and `removed/`.
 from __future__ import annotations
 
 import sys
+from functools import partial
 
 from pagesieve.jobs.common import (
     JobConfig,
     Report,
-    check_output,
-    check_table,
     exit_on_config_error,
     job_parser,
     load_config,
-    spark_session,
-    staging_path,
-    swap_in,
+    run_table_job,
 )
 from pagesieve.models.quality import QualityRules
 from pagesieve.udfs.quality import add_quality_columns
@@ -104,15 +101,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="write OUT/kept and OUT/removed (same columns) instead of one table")
     args = ap.parse_args(argv)
     config = load_config(args)
-    check_table(args.documents, "--documents")
-    check_output(args.out)
-    spark = spark_session("filter", args.master, config.spark)
-    report = Report("filter", config)
-    staged = staging_path(args.out)   # written beside the old output, swapped in when done
-    n = run(spark, args.documents, staged, config, report, args.split)
-    report.set(output=args.out).finish(n, staged, args.quiet)
-    swap_in(staged, args.out)
-    return 0
+    return run_table_job("filter", args, config, args.documents, "--documents", partial(run, split=args.split))
 
 
 if __name__ == "__main__":
