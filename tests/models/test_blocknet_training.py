@@ -14,13 +14,16 @@ from pagesieve.models.blocknet import BlockNetModel
 from pagesieve.models.registry import build_method
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+from reproducible import PINNED_ENV  # noqa: E402  (a script's module, not the package's)
+
 pytestmark = pytest.mark.slow  # two training runs in subprocesses
 
 
 def train(out: Path, shared_data: Path, env: dict[str, str]) -> Path:
     cmd = [sys.executable, str(ROOT / "scripts" / "train_blocknet.py"), "--data", str(shared_data),
            "--limit-pools", "google-trends-2017", "--out", str(out)]
-    clean_env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "MKL_CBWR")}
+    clean_env = {k: v for k, v in os.environ.items() if k not in PINNED_ENV}   # so that the script re-executes
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=clean_env | env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return out.with_suffix(".npz")
