@@ -217,15 +217,16 @@ def test_settings_are_checked():
 
 
 def test_a_page_the_model_is_unsure_of_falls_back_to_its_best_blocks(shared_data):
-    """A lyrics index of the Google Trends pool (validation part): the gold keeps every album and song title,
-    the model is sure only of the album headings (under 100 words), so the fallback adds the blocks within its
-    margin of the best (the song titles), not the A-Z bar or the footer."""
-    gold = next(g for g in iter_gold_pages(shared_data / "google-trends-2017", "validation") if g.page_id == "gt_130")
+    """A short blog post above its comment thread (Dragnet's fit part; this page's gold keeps the comments): the
+    model is sure only of the post (under 100 words), so the fallback adds the blocks within its margin of the
+    best (the comments), not the sidebar or the footer. (The test parts have no page where the fallback moves
+    F1 by 0.1; the lyrics index used before is a training page since the model trains on the validation parts.)"""
+    gold = next(g for g in iter_gold_pages(shared_data / "dragnet", "fit") if g.page_id == "R281")
     page = parse_page(gold.html, url=gold.url, page_id=gold.page_id)
     strict = build_method("blocknet", {"device": "cpu", "min_words": 0}).process(page)
     assert strict.status == "ok" and len(strict.text.split()) < 100
-    assert "Papercut" not in strict.text
+    assert "Six days powerless" in strict.text and "That dog is fearless" not in strict.text
     result = build_method("blocknet", {"device": "cpu"}).process(page)
-    assert "Papercut" in result.text and "In The End" in result.text
-    assert "Privacy Policy" not in result.text and "Advertise Here" not in result.text
-    assert bag_of_words_prf(result.text, gold.gold).f1 > bag_of_words_prf(strict.text, gold.gold).f1 + 0.5
+    assert "That dog is fearless" in result.text and "Thanks for helping" in result.text
+    assert "Rules of Engagement" not in result.text and "Copyright" not in result.text
+    assert bag_of_words_prf(result.text, gold.gold).f1 > bag_of_words_prf(strict.text, gold.gold).f1 + 0.3

@@ -35,7 +35,16 @@ def test_training_writes_the_same_bytes_whatever_kernels_the_caller_asks_for(tmp
     avx2 = train(tmp_path / "b" / "m", shared_data, {"ATEN_CPU_CAPABILITY": "avx2"})
     assert scalar.read_bytes() == avx2.read_bytes()
     model = BlockNetModel.load(scalar)
-    assert model.meta["kernels"] == "pinned" and model.meta["trained_on"] == ["google-trends-2017/fit"]
-    assert model.meta["fit_pages"] > 10 and model.meta["summary"]["epochs"] == 9
+    assert model.meta["kernels"] == "pinned"
+    assert model.meta["trained_on"] == ["google-trends-2017/fit", "google-trends-2017/validation"]
+    assert model.meta["train_pages"] > 20 and model.meta["summary"]["epochs"] == 9
     method = build_method("blocknet", {"model": str(scalar), "device": "cpu"})
     assert method.model.meta == model.meta
+
+
+def test_training_refuses_to_train_on_the_test_parts(tmp_path, shared_data):
+    cmd = [sys.executable, str(ROOT / "scripts" / "train_blocknet.py"), "--data", str(shared_data),
+           "--limit-pools", "google-trends-2017", "--parts", "fit,test", "--out", str(tmp_path / "m")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "test parts never train" in proc.stderr
+    assert not list(tmp_path.iterdir())
