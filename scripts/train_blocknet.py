@@ -116,10 +116,10 @@ def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, floa
     return {pool: round(f1, 4) for pool, f1 in pool_f1(pages, logits, BlockNetSettings()).items()}
 
 
-def train(fit: list[PageData], validation: list[PageData], seed: int) -> tuple[BlockNetModel, dict]:
+def train(training: list[PageData], validation: list[PageData], seed: int) -> tuple[BlockNetModel, dict]:
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    stacked = np.concatenate([p.inputs for p in fit])
+    stacked = np.concatenate([p.inputs for p in training])
     model = BlockNetModel(BlockCNN(len(INPUT_NAMES), WIDTH, DROPOUT), stacked.mean(0), stacked.std(0) + 1e-6)
     net = model.net
     average = torch.optim.swa_utils.AveragedModel(net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(EMA))
@@ -129,7 +129,7 @@ def train(fit: list[PageData], validation: list[PageData], seed: int) -> tuple[B
     for epoch in range(1, EPOCHS + 1):
         net.train()
         total = 0.0
-        for x, y, w, lengths in batches(fit, model, rng):
+        for x, y, w, lengths in batches(training, model, rng):
             per_block = nn.functional.binary_cross_entropy_with_logits(net(x, lengths), y, reduction="none")
             loss = (per_block * w).sum() / w.sum().clamp(min=1)
             optimiser.zero_grad()
@@ -162,19 +162,20 @@ def main(argv: list[str] | None = None) -> int:
                          "also scores the validation parts after each epoch)")
     add_kernel_option(ap)
     args = ap.parse_args(argv)
-    parts = tuple(args.parts.split(","))
-    if not parts or not set(parts) <= {"fit", "validation"}:
+    parts = tuple(dict.fromkeys(args.parts.split(",")))     # in the order given, each once
+    if not set(parts) <= {"fit", "validation"}:
         ap.error(f"--parts takes fit and/or validation (the test parts never train), not {args.parts!r}")
     deterministic_torch(args.native_kernels)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
     POOL_WEIGHTS["cleaneval"] = args.cleaneval_weight
-    fit = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False) if len(p.labels)]
+    training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False) if len(p.labels)]
     validation = [] if "validation" in parts else load(args.data, pools, "validation", keep_blocks=True)
-    model, record = train(fit, validation, args.seed)
+    model, record = train(training, validation, args.seed)
     model.meta = {"trained_on": [f"{pool}/{part}" for part in parts for pool in pools],
                   "scored_on": [f"{pool}/validation" for pool in pools] if validation else [],
-                  "train_pages": len(fit), "train_blocks": int(sum(len(p.labels) for p in fit)), "seed": args.seed,
+                  "train_pages": len(training), "train_blocks": int(sum(len(p.labels) for p in training)),
+                  "seed": args.seed,
                   "recipe": {"epochs": EPOCHS, "batch": BATCH, "crop": CROP, "lr": LR, "weight_decay": WEIGHT_DECAY,
                              "ema": EMA, "width": WIDTH, "dropout": DROPOUT, "pool_weights": POOL_WEIGHTS},
                   "torch": torch.__version__, "kernels": "native" if args.native_kernels else "pinned", **record}
