@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..page.weights import write_model_files
 from .features import FLAG_NAMES, TAGS, NodeInputs, encode_nodes
 from .net import NodeNet
 from .nodes import TextNode
@@ -133,19 +134,11 @@ class FreeDOMModel:
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write `<stem>.npz` and `<stem>.json` (byte-identical for the same weights); returns both paths."""
-        stem = Path(stem)
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        npz, meta = stem.with_suffix(".npz"), stem.with_suffix(".json")
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, **self.arrays())
-        npz.write_bytes(buffer.getvalue())
-        meta_out = self.meta | {"vertical": self.vertical, "fields": self.fields, "net": self.net.config,
-                                "tags": list(TAGS), "flags": FLAG_NAMES, "vocab": self.vocab_words}
+        card = self.meta | {"vertical": self.vertical, "fields": self.fields, "net": self.net.config,
+                            "tags": list(TAGS), "flags": FLAG_NAMES, "vocab": self.vocab_words}
         if self.relation is not None:
-            meta_out["relation"] = self.relation.config | {"xpath_tags": list(XPATH_TAGS)}
-        lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in meta_out.items())
-        meta.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
-        return npz, meta
+            card["relation"] = self.relation.config | {"xpath_tags": list(XPATH_TAGS)}
+        return write_model_files(stem, self.arrays(), card)
 
     @classmethod
     def from_bytes(cls, npz: bytes, meta: dict[str, Any]) -> FreeDOMModel:

@@ -2,17 +2,21 @@
 
 A model is `<stem>.npz` (plain arrays, read with `allow_pickle=False`) and `<stem>.json` (how it was trained,
 and the inputs it expects). Each neural method ships its models in `<its package>/weights/` and loads them by
-name; any other value is a path to a stem, with or without `.npz`.
+name; any other value is a path to a stem, with or without `.npz`. `write_model_files` writes the pair the way
+every training script saves it (the same weights and card give the same bytes).
 """
 
 from __future__ import annotations
 
+import io
 import json
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["read_model_files"]
+import numpy as np
+
+__all__ = ["read_model_files", "write_model_files"]
 
 
 def read_model_files(model: str | Path, package: str, packaged: dict[str, str], what: str, trainer: str
@@ -37,3 +41,18 @@ def read_model_files(model: str | Path, package: str, packaged: dict[str, str], 
     if not stem.with_suffix(".npz").is_file():
         raise FileNotFoundError(f"no {what} model at {stem}.npz; packaged ones: {', '.join(packaged)}")
     return stem.with_suffix(".npz").read_bytes(), json.loads(stem.with_suffix(".json").read_text("utf-8"))
+
+
+def write_model_files(stem: str | Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> tuple[Path, Path]:
+    """Write `<stem>.npz` (the arrays, compressed) and `<stem>.json` (the model card `meta`), creating the folder;
+    returns both paths. The card has one line per key: readable, and its long lists (input names, training
+    curves, a vocabulary) stay one line each."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    npz, card = stem.with_suffix(".npz"), stem.with_suffix(".json")
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    npz.write_bytes(buffer.getvalue())
+    lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in meta.items())
+    card.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
+    return npz, card

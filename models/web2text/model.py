@@ -8,7 +8,6 @@ scores, the feature names it expects). The packaged models live in `weights/` an
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..page.weights import read_model_files
+from ..page.weights import read_model_files, write_model_files
 from .features import EDGE_FEATURE_NAMES, FEATURE_NAMES, FeatureStats, standardise
 from .net import PairwiseCNN, UnaryCNN
 from .viterbi import LAMBDA, viterbi
@@ -107,17 +106,8 @@ class Web2TextModel:
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write `<stem>.npz` and `<stem>.json`; returns both paths."""
-        stem = Path(stem)
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        npz, meta = stem.with_suffix(".npz"), stem.with_suffix(".json")
-        buffer = io.BytesIO()
-        np.savez_compressed(buffer, **self.arrays())
-        npz.write_bytes(buffer.getvalue())
-        meta_out = self.meta | {"block_features": FEATURE_NAMES, "edge_features": EDGE_FEATURE_NAMES}
-        # one line per key: readable, and the long lists (feature names, training curves) stay one line each
-        lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in meta_out.items())
-        meta.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
-        return npz, meta
+        return write_model_files(stem, self.arrays(),
+                                 self.meta | {"block_features": FEATURE_NAMES, "edge_features": EDGE_FEATURE_NAMES})
 
     @classmethod
     def from_bytes(cls, npz: bytes, meta: dict[str, Any]) -> Web2TextModel:
