@@ -11,16 +11,10 @@ from dataclasses import dataclass
 from pagesieve.models.page import GUARDS
 from pagesieve.models.page.language import LanguageID
 from pagesieve.models.quality import QualityRules
-from pagesieve.settings import Settings
+from pagesieve.settings import Settings, check_at_least, check_positive
 
 __all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "SegmentSettings",
            "FilterSettings", "DedupSettings", "JOB_SETTINGS"]
-
-
-def _positive(**values: float) -> None:
-    for name, value in values.items():
-        if value <= 0:
-            raise ValueError(f"{name} must be > 0, got {value}")
 
 
 def _check_page_job(page_timeout_s: float, guard: str, min_partitions: int) -> None:
@@ -29,8 +23,7 @@ def _check_page_job(page_timeout_s: float, guard: str, min_partitions: int) -> N
         raise ValueError(f"page_timeout_s must be >= 0 (0: no deadline), got {page_timeout_s}")
     if guard not in GUARDS:
         raise ValueError(f"guard must be one of {', '.join(GUARDS)}, got {guard!r}")
-    if min_partitions < 0:
-        raise ValueError(f"min_partitions must be >= 0, got {min_partitions}")
+    check_at_least(0, min_partitions=min_partitions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +37,7 @@ class IngestSettings(Settings):
     commoncrawl_base: str = "https://data.commoncrawl.org/"
 
     def __post_init__(self) -> None:
-        _positive(max_body_bytes=self.max_body_bytes, max_records_per_file=self.max_records_per_file,
+        check_positive(max_body_bytes=self.max_body_bytes, max_records_per_file=self.max_records_per_file,
                   rows_per_batch=self.rows_per_batch)
 
 
@@ -67,7 +60,7 @@ class CleanSettings(Settings):
         if self.max_site_pages < 0:
             raise ValueError(f"max_site_pages must be >= 0 (0: no cap), got {self.max_site_pages}")
         _check_page_job(self.page_timeout_s, self.guard, self.min_partitions)
-        _positive(language_min_chars=self.language_min_chars)
+        check_positive(language_min_chars=self.language_min_chars)
         if self.language_max_chars < self.language_min_chars:
             raise ValueError(f"language_max_chars must be >= language_min_chars ({self.language_min_chars}), "
                              f"got {self.language_max_chars}")
@@ -107,7 +100,7 @@ class ExportSettings(Settings):
     include_title: bool = True
 
     def __post_init__(self) -> None:
-        _positive(shards=self.shards)
+        check_positive(shards=self.shards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +113,8 @@ class StreamSettings(Settings):
     partitions: int = 0
 
     def __post_init__(self) -> None:
-        _positive(max_files_per_trigger=self.max_files_per_trigger, trigger_seconds=self.trigger_seconds)
-        if self.partitions < 0:
-            raise ValueError(f"partitions must be >= 0, got {self.partitions}")
+        check_positive(max_files_per_trigger=self.max_files_per_trigger, trigger_seconds=self.trigger_seconds)
+        check_at_least(0, partitions=self.partitions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +128,7 @@ class FilterSettings(QualityRules):
 
     def __post_init__(self) -> None:
         QualityRules.__post_init__(self)     # explicit: zero-argument super() breaks in slotted dataclasses
-        if self.min_partitions < 0:
-            raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+        check_at_least(0, min_partitions=self.min_partitions)
 
     def rules_only(self) -> QualityRules:
         """The rule settings alone (what the UDF needs), as the models' own settings class."""
@@ -167,7 +158,7 @@ class DedupSettings(Settings):
     min_partitions: int = 0
 
     def __post_init__(self) -> None:
-        _positive(shingle_size=self.shingle_size, num_perm=self.num_perm, bands=self.bands, rows=self.rows,
+        check_positive(shingle_size=self.shingle_size, num_perm=self.num_perm, bands=self.bands, rows=self.rows,
                   max_bucket_size=self.max_bucket_size, max_rounds=self.max_rounds)
         if self.bands * self.rows > self.num_perm:
             raise ValueError(f"bands * rows must be <= num_perm, got {self.bands} * {self.rows} > {self.num_perm}")
@@ -175,8 +166,7 @@ class DedupSettings(Settings):
             raise ValueError(f"threshold must be in (0, 1], got {self.threshold}")
         if self.keep not in DEDUP_KEEP_RULES:
             raise ValueError(f"keep must be one of {', '.join(DEDUP_KEEP_RULES)}, got {self.keep!r}")
-        if self.min_partitions < 0:
-            raise ValueError(f"min_partitions must be >= 0, got {self.min_partitions}")
+        check_at_least(0, min_partitions=self.min_partitions)
 
 
 JOB_SETTINGS: dict[str, type[Settings]] = {"ingest": IngestSettings, "clean": CleanSettings, "export": ExportSettings,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 __all__ = ["Settings", "NoSettings", "FrozenMap", "ConfigError", "load_defaults", "load_file", "build_settings",
-           "parse_override", "settings_dict"]
+           "parse_override", "settings_dict", "check_at_least", "check_positive"]
 
 T = TypeVar("T")
 
@@ -173,6 +173,21 @@ def settings_dict(settings: Any) -> dict[str, Any]:
         return value
 
     return plain(settings)
+
+
+def check_at_least(least: float, **values: float) -> None:
+    """For a settings class's `__post_init__`: ValueError naming the first of `values` under `least` (the loader
+    turns it into a ConfigError naming `section.key`)."""
+    for name, value in values.items():
+        if value < least:
+            raise ValueError(f"{name} must be >= {least}, got {value}")
+
+
+def check_positive(**values: float) -> None:
+    """As `check_at_least`, for values that must be > 0."""
+    for name, value in values.items():
+        if value <= 0:
+            raise ValueError(f"{name} must be > 0, got {value}")
 
 
 class Settings:

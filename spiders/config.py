@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pagesieve import __version__
-from pagesieve.settings import Settings
+from pagesieve.settings import Settings, check_at_least, check_positive
 
 __all__ = ["CrawlSettings", "scrapy_settings"]
 
@@ -46,14 +46,12 @@ class CrawlSettings(Settings):
     progress_seconds: float = 10.0
 
     def __post_init__(self) -> None:
-        for name in ("concurrent_requests", "concurrent_per_domain", "max_download_bytes", "sniff_bytes",
-                     "rows_per_shard", "shard_seconds", "progress_seconds", "download_timeout_s",
-                     "autothrottle_start_delay", "autothrottle_max_delay", "autothrottle_target_concurrency"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
-        for name in ("depth_limit", "max_pages", "retry_times", "download_delay"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        check_positive(**{name: getattr(self, name) for name in (
+            "concurrent_requests", "concurrent_per_domain", "max_download_bytes", "sniff_bytes", "rows_per_shard",
+            "shard_seconds", "progress_seconds", "download_timeout_s", "autothrottle_start_delay",
+            "autothrottle_max_delay", "autothrottle_target_concurrency")})
+        check_at_least(0, **{name: getattr(self, name) for name in
+                             ("depth_limit", "max_pages", "retry_times", "download_delay")})
         if not self.html_types:
             raise ValueError("html_types must not be empty")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve.settings import Settings
+from pagesieve.settings import Settings, check_at_least
 
 __all__ = ["BlockNetSettings"]
 
@@ -23,13 +23,5 @@ class BlockNetSettings(Settings):
     max_blocks: int = 200_000
 
     def __post_init__(self) -> None:
-        if self.min_words < 0:
-            raise ValueError(f"min_words must be >= 0, got {self.min_words}")
-        if self.fallback_margin < 0:
-            raise ValueError(f"fallback_margin must be >= 0, got {self.fallback_margin}")
-        if self.threads < 1:
-            raise ValueError(f"threads must be >= 1, got {self.threads}")
-        if self.max_blocks < 1:
-            raise ValueError(f"max_blocks must be >= 1, got {self.max_blocks}")
-        if self.max_batch_blocks < 1:
-            raise ValueError(f"max_batch_blocks must be >= 1, got {self.max_batch_blocks}")
+        check_at_least(0, min_words=self.min_words, fallback_margin=self.fallback_margin)
+        check_at_least(1, threads=self.threads, max_blocks=self.max_blocks, max_batch_blocks=self.max_batch_blocks)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve.settings import Settings
+from pagesieve.settings import Settings, check_at_least
 
 __all__ = ["CNRSettings"]
 
@@ -21,5 +21,4 @@ class CNRSettings(Settings):
     def __post_init__(self) -> None:
         if not 0 < self.top_fraction <= 1:
             raise ValueError(f"top_fraction must be in (0, 1], got {self.top_fraction}")
-        if self.top_min < 1:
-            raise ValueError(f"top_min must be >= 1, got {self.top_min}")
+        check_at_least(1, top_min=self.top_min)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve.settings import Settings
+from pagesieve.settings import Settings, check_at_least
 
 __all__ = ["FreeDOMSettings"]
 
@@ -25,13 +25,6 @@ class FreeDOMSettings(Settings):
     max_batch_nodes: int = 8192
 
     def __post_init__(self) -> None:
-        if self.top_n < 1:
-            raise ValueError(f"top_n must be >= 1, got {self.top_n}")
-        if self.relation_top_m < 1:
-            raise ValueError(f"relation_top_m must be >= 1, got {self.relation_top_m}")
-        if self.vote_min_pages < 2:
-            raise ValueError(f"vote_min_pages must be >= 2, got {self.vote_min_pages}")
-        if self.threads < 1:
-            raise ValueError(f"threads must be >= 1, got {self.threads}")
-        if self.max_batch_nodes < 1:
-            raise ValueError(f"max_batch_nodes must be >= 1, got {self.max_batch_nodes}")
+        check_at_least(1, top_n=self.top_n, relation_top_m=self.relation_top_m)
+        check_at_least(2, vote_min_pages=self.vote_min_pages)
+        check_at_least(1, threads=self.threads, max_batch_nodes=self.max_batch_nodes)

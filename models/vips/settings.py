@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve.settings import FrozenMap, Settings
+from pagesieve.settings import FrozenMap, Settings, check_at_least
 
 from .render import RenderOptions
 
@@ -51,9 +51,8 @@ class VIPSSettings(Settings):
     def __post_init__(self) -> None:
         if not 1 <= self.pdoc <= 10:
             raise ValueError(f"pdoc must be in 1..10, got {self.pdoc}")
-        for name in ("viewport_width", "viewport_height", "restart_after_pages", "max_nodes", "max_rounds"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        check_at_least(1, **{name: getattr(self, name) for name in
+                             ("viewport_width", "viewport_height", "restart_after_pages", "max_nodes", "max_rounds")})
         if self.render_timeout_s <= 0 or self.js_budget_ms < 0:
             raise ValueError("render_timeout_s must be > 0 and js_budget_ms >= 0")
         for name in ("text_block_share", "small_child_share", "doc_by_tag"):

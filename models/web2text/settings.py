@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve.settings import Settings
+from pagesieve.settings import Settings, check_at_least
 
 __all__ = ["Web2TextSettings"]
 
@@ -21,11 +21,5 @@ class Web2TextSettings(Settings):
     max_blocks: int = 200_000
 
     def __post_init__(self) -> None:
-        if self.lam < 0:
-            raise ValueError(f"lam must be >= 0, got {self.lam}")
-        if self.threads < 1:
-            raise ValueError(f"threads must be >= 1, got {self.threads}")
-        if self.max_blocks < 1:
-            raise ValueError(f"max_blocks must be >= 1, got {self.max_blocks}")
-        if self.max_batch_blocks < 1:
-            raise ValueError(f"max_batch_blocks must be >= 1, got {self.max_batch_blocks}")
+        check_at_least(0, lam=self.lam)
+        check_at_least(1, threads=self.threads, max_blocks=self.max_blocks, max_batch_blocks=self.max_batch_blocks)
