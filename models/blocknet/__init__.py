@@ -11,25 +11,13 @@ without Viterbi. Trained on the `fit` and `validation` parts of the six benchmar
 `BlockNet` is the method ("blocknet" in the registry), batched like Web2Text.
 """
 
-import importlib
-from typing import Any
+from .. import lazy_exports
 
-# Names -> submodule, imported on first use (PEP 562): settings are checked on the driver without torch.
-_LAZY = {
+# names -> the submodule that defines them, imported on first use (see lazy_exports)
+__getattr__, __all__ = lazy_exports(__name__, {
     "features": ("CONTEXT_FEATURE_NAMES", "INPUT_NAMES", "context_features", "page_inputs"),
     "method": ("BlockNet",),
     "model": ("PACKAGED_MODELS", "BlockNetModel"),
     "net": ("BlockCNN",),
     "settings": ("BlockNetSettings",),
-}
-_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-__all__ = list(_MODULE_OF)
+})

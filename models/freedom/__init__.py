@@ -10,11 +10,10 @@ the trained model files (`model.py`) and the extractor (`method.py`, "freedom" i
 site, batched).
 """
 
-import importlib
-from typing import Any
+from .. import lazy_exports
 
-# Names -> submodule, imported on first use (PEP 562): settings are checked on the driver without torch.
-_LAZY = {
+# names -> the submodule that defines them, imported on first use (see lazy_exports)
+__getattr__, __all__ = lazy_exports(__name__, {
     "decode": ("Choice", "page_choices", "vote_site"),
     "features": ("FLAG_NAMES", "TAGS", "NodeInputs", "encode_nodes", "flags_of", "tokenize"),
     "method": ("FreeDOM", "site_of"),
@@ -24,15 +23,4 @@ _LAZY = {
     "relation": ("PAIR_LABELS", "RelationNet", "page_candidates", "candidate_pairs", "decide"),
     "settings": ("FreeDOMSettings",),
     "training": ("label_nodes", "train_model", "train_relation", "TrainConfig"),
-}
-_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-__all__ = list(_MODULE_OF)
+})

@@ -11,12 +11,12 @@ section 4.2 (training) -> scripts/train_web2text.py, whose models ship in `weigh
 group of pages.
 """
 
-import importlib
-from typing import Any
+from .. import lazy_exports
 
-# Names -> submodule, imported on first use (PEP 562): the registry checks `web2text.*` settings on the
-# driver through `.settings` alone, which must not pay for importing torch (~2 s) before a bad option fails.
-_LAZY = {
+# names -> the submodule that defines them, imported on first use (see lazy_exports): the registry checks
+# `web2text.*` settings on the driver through `.settings` alone, which must not pay for importing torch (~2 s)
+# before a bad option fails
+__getattr__, __all__ = lazy_exports(__name__, {
     "dom": ("FORM_TAGS", "Blocks", "CollapsedDOM", "collapse_dom", "page_blocks", "segment_blocks"),
     "features": ("APPENDIX_CLIP", "BINARY_EDGE_FEATURES", "BINARY_FEATURES", "EDGE_FEATURE_NAMES", "FEATURE_NAMES",
                  "FeatureStats", "block_features", "edge_features", "fit_stats", "page_features", "standardise",
@@ -27,15 +27,4 @@ _LAZY = {
     "net": ("PairwiseCNN", "UnaryCNN"),
     "settings": ("Web2TextSettings",),
     "viterbi": ("LAMBDA", "viterbi", "viterbi_one"),
-}
-_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-__all__ = list(_MODULE_OF)
+})
