@@ -38,7 +38,7 @@ class IngestSettings(Settings):
 
     def __post_init__(self) -> None:
         check_positive(max_body_bytes=self.max_body_bytes, max_records_per_file=self.max_records_per_file,
-                  rows_per_batch=self.rows_per_batch)
+                       rows_per_batch=self.rows_per_batch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +159,7 @@ class DedupSettings(Settings):
 
     def __post_init__(self) -> None:
         check_positive(shingle_size=self.shingle_size, num_perm=self.num_perm, bands=self.bands, rows=self.rows,
-                  max_bucket_size=self.max_bucket_size, max_rounds=self.max_rounds)
+                       max_bucket_size=self.max_bucket_size, max_rounds=self.max_rounds)
         if self.bands * self.rows > self.num_perm:
             raise ValueError(f"bands * rows must be <= num_perm, got {self.bands} * {self.rows} > {self.num_perm}")
         if not 0 < self.threshold <= 1:

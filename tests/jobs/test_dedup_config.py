@@ -21,8 +21,7 @@ def test_bad_dedup_options_fail_before_spark(argv, message, tmp_path, monkeypatc
     def no_spark(*args, **kwargs):
         raise AssertionError("Spark was started before the bad option was seen")
 
-    monkeypatch.setattr(dedup, "spark_session", no_spark, raising=False)
-    monkeypatch.setattr(common, "spark_session", no_spark)
+    monkeypatch.setattr(common, "spark_session", no_spark)     # run_table_job starts Spark through it
     monkeypatch.chdir(tmp_path)
     (tmp_path / "docs").mkdir()
     base = {"--documents": "docs", "--out": "OUT"}

@@ -20,9 +20,14 @@ from reproducible import PINNED_ENV  # noqa: E402  (a script's module, not the p
 pytestmark = pytest.mark.slow  # two training runs in subprocesses
 
 
+def command(shared_data: Path, out: Path, *options: str) -> list[str]:
+    """scripts/train_blocknet.py on the smallest pool."""
+    return [sys.executable, str(ROOT / "scripts" / "train_blocknet.py"), "--data", str(shared_data),
+            "--limit-pools", "google-trends-2017", "--out", str(out), *options]
+
+
 def train(out: Path, shared_data: Path, env: dict[str, str]) -> Path:
-    cmd = [sys.executable, str(ROOT / "scripts" / "train_blocknet.py"), "--data", str(shared_data),
-           "--limit-pools", "google-trends-2017", "--out", str(out)]
+    cmd = command(shared_data, out)
     clean_env = {k: v for k, v in os.environ.items() if k not in PINNED_ENV}   # so that the script re-executes
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=clean_env | env)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -43,8 +48,7 @@ def test_training_writes_the_same_bytes_whatever_kernels_the_caller_asks_for(tmp
 
 
 def test_training_refuses_to_train_on_the_test_parts(tmp_path, shared_data):
-    cmd = [sys.executable, str(ROOT / "scripts" / "train_blocknet.py"), "--data", str(shared_data),
-           "--limit-pools", "google-trends-2017", "--parts", "fit,test", "--out", str(tmp_path / "m")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(command(shared_data, tmp_path / "m", "--parts", "fit,test"), capture_output=True,
+                          text=True, timeout=120)
     assert proc.returncode == 2 and "test parts never train" in proc.stderr
     assert not list(tmp_path.iterdir())
