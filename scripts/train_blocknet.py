@@ -51,6 +51,7 @@ WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "blocknet" / "weights
 POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017")
 POOL_WEIGHTS = {"cleaneval": 0.3}
 EPOCHS, BATCH, CROP, LR, WEIGHT_DECAY, EMA, WIDTH, DROPOUT = 9, 8, 512, 1e-3, 1e-5, 0.995, 64, 0.3
+INPUT_CLIP = 5.0        # standardised inputs bounded to [-5, 5] in training and inference (BlockNetModel.clip)
 
 
 @dataclass
@@ -120,7 +121,8 @@ def train(training: list[PageData], validation: list[PageData], seed: int) -> tu
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     stacked = np.concatenate([p.inputs for p in training])
-    model = BlockNetModel(BlockCNN(len(INPUT_NAMES), WIDTH, DROPOUT), stacked.mean(0), stacked.std(0) + 1e-6)
+    model = BlockNetModel(BlockCNN(len(INPUT_NAMES), WIDTH, DROPOUT), stacked.mean(0), stacked.std(0) + 1e-6,
+                          clip=INPUT_CLIP)
     net = model.net
     average = torch.optim.swa_utils.AveragedModel(net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(EMA))
     optimiser = torch.optim.Adam(net.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
@@ -177,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
                   "train_pages": len(training), "train_blocks": int(sum(len(p.labels) for p in training)),
                   "seed": args.seed,
                   "recipe": {"epochs": EPOCHS, "batch": BATCH, "crop": CROP, "lr": LR, "weight_decay": WEIGHT_DECAY,
-                             "ema": EMA, "width": WIDTH, "dropout": DROPOUT, "pool_weights": POOL_WEIGHTS},
+                             "ema": EMA, "width": WIDTH, "dropout": DROPOUT, "input_clip": INPUT_CLIP,
+                             "pool_weights": POOL_WEIGHTS},
                   "torch": torch.__version__, "kernels": "native" if args.native_kernels else "pinned", **record}
     npz, meta = model.save(args.out)
     print(json.dumps({"model": str(npz), "meta": str(meta), **record["summary"]}, indent=1))

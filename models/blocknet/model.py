@@ -27,13 +27,19 @@ PACKAGED_MODELS = {"default": "blocknet-default"}
 
 
 class BlockNetModel:
-    """BlockCNN plus the mean and std that standardise its raw inputs (`INPUT_NAMES`)."""
+    """BlockCNN plus the mean and std that standardise its raw inputs (`INPUT_NAMES`), and the bound `clip` on
+    the standardised values (None: unbounded, as models saved before it). A page unlike every training page would
+    otherwise sit far outside what the network has seen: on a Chinese or Japanese page the page-level "has an
+    English stop word" input is 0, 35 standard deviations from the training pages, and pushed every block's logit
+    to +12."""
 
-    def __init__(self, net: BlockCNN, mean: np.ndarray, std: np.ndarray, meta: dict[str, Any] | None = None) -> None:
+    def __init__(self, net: BlockCNN, mean: np.ndarray, std: np.ndarray, meta: dict[str, Any] | None = None,
+                 clip: float | None = None) -> None:
         self.net = net.eval()
         self.mean = np.asarray(mean, dtype=np.float32)
         self.std = np.asarray(std, dtype=np.float32)
         self._mean, self._std = torch.from_numpy(self.mean), torch.from_numpy(self.std)
+        self.clip = None if clip is None else float(clip)
         self.meta = dict(meta or {})
         self.device = torch.device("cpu")
 
@@ -45,14 +51,16 @@ class BlockNetModel:
         return self
 
     def standardise(self, inputs: np.ndarray) -> np.ndarray:
-        return (inputs - self.mean) / self.std
+        standardised = (inputs - self.mean) / self.std
+        return standardised if self.clip is None else np.clip(standardised, -self.clip, self.clip)
 
     def _standardised(self, inputs: np.ndarray) -> torch.Tensor:
         # float32 inputs (page_inputs') in torch: the same two correctly rounded operations as `standardise`,
         # without numpy's temporaries and a copy
         if inputs.dtype != np.float32:
             return torch.from_numpy(self.standardise(inputs).astype(np.float32))
-        return (torch.from_numpy(inputs) - self._mean) / self._std
+        standardised = (torch.from_numpy(inputs) - self._mean) / self._std
+        return standardised if self.clip is None else standardised.clamp_(-self.clip, self.clip)
 
     @torch.inference_mode()
     def logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -75,7 +83,8 @@ class BlockNetModel:
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write `<stem>.npz` and `<stem>.json`; returns both paths."""
-        return write_model_files(stem, self.arrays(), self.meta | {"width": self.net.width, "inputs": INPUT_NAMES})
+        card = self.meta | {"width": self.net.width, "input_clip": self.clip, "inputs": INPUT_NAMES}
+        return write_model_files(stem, self.arrays(), card)
 
     @classmethod
     def from_bytes(cls, npz: bytes, meta: dict[str, Any]) -> BlockNetModel:
@@ -93,8 +102,8 @@ class BlockNetModel:
             raise ValueError(f"model was trained with an earlier BlockNet network ({', '.join(unfit)} missing or "
                              "of another shape); retrain it with scripts/train_blocknet.py")
         net.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
-        meta = {k: v for k, v in meta.items() if k not in ("inputs", "width")}
-        return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=meta)
+        card = {k: v for k, v in meta.items() if k not in ("inputs", "width", "input_clip")}
+        return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=card, clip=meta.get("input_clip"))
 
     @classmethod
     def load(cls, model: str | Path) -> BlockNetModel:
