@@ -1,7 +1,7 @@
 """BlockNet's network: per-block input layer, residual dilated 1-d convolutions over the block sequence, a page
 summary, head.
 
-(B, N, F) standardised inputs -> Linear(F, width) + ReLU + dropout -> 5 residual layers
+(B, N, F) standardised inputs (clipped: BlockNetModel) -> Linear(F, width) + ReLU + dropout -> 5 residual layers
 h <- h + ReLU(Conv1d(h, kernel 3, dilation 1, 2, 4, 8, 16)) -> concatenated with the input layer's output and
 the page summary (the mean and the maximum of the last layer over the page's blocks) -> Linear(4 * width, 32) +
 ReLU -> Linear(32, 1): one content logit per block. The receptive field is 1 + 2 * (1 + 2 + 4 + 8 + 16) = 63
