@@ -40,7 +40,7 @@ def test_training_writes_the_same_bytes_whatever_kernels_the_caller_asks_for(tmp
     avx2 = train(tmp_path / "b" / "m", shared_data, {"ATEN_CPU_CAPABILITY": "avx2"})
     assert scalar.read_bytes() == avx2.read_bytes()
     model = BlockNetModel.load(scalar)
-    assert model.meta["kernels"] == "pinned"
+    assert model.meta["kernels"] == "pinned" and model.clip == 5.0      # the bound travels in the card
     assert model.meta["trained_on"] == ["google-trends-2017/fit", "google-trends-2017/validation"]
     assert model.meta["train_pages"] > 20 and model.meta["summary"]["epochs"] == 9
     method = build_method("blocknet", {"model": str(scalar), "device": "cpu"})
