@@ -5,10 +5,15 @@ from __future__ import annotations
 import csv
 import json
 import statistics
+import sys
+from pathlib import Path
 
 import pytest
 
 from pagesieve.jobs import evaluate
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import compare_scores  # noqa: E402
 
 
 @pytest.mark.slow
@@ -48,6 +53,15 @@ def test_evaluate_writes_every_report_file(shared_data, tmp_path, capsys):
     bow = {n: figures[n]["bag_of_words"]["mean"] for n in figures}
     assert bow["all_text"]["recall"] >= bow["cnr"]["recall"] and bow["all_text"]["precision"] <= bow["cnr"]["precision"]
     assert "| cnr | 6 |" in report_md and "| cnr | 6 |" in capsys.readouterr().out
+    # scripts/compare_scores.py reads this scores.csv: its means are the report's, the gap their difference
+    assert compare_scores.main([str(out / "scores.csv"), "--method", "cnr", "--against", "all_text"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| scrapinghub |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    cnr_f1, all_f1 = bow["cnr"]["f1"], bow["all_text"]["f1"]
+    assert cells[1] == "6 (few: the interval is a hint)" and cells[3] == "all_text"
+    assert float(cells[2]) == pytest.approx(cnr_f1, abs=2e-4) and float(cells[4]) == pytest.approx(all_f1, abs=2e-4)
+    assert float(cells[5]) == pytest.approx(cnr_f1 - all_f1, abs=3e-4)
+    assert sum(int(n) for n in cells[7].split(" / ")) == 6
 
 
 def test_bring_your_own_jsonl_dataset(tmp_path):
