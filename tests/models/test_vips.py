@@ -318,6 +318,13 @@ def test_renderer_restarts_after_n_pages():
         renderer.close()
 
 
+def test_the_settings_render_with_the_renderers_own_defaults():
+    # the render keys are written twice, in VIPSSettings (conf/vips.toml) and in RenderOptions (a Renderer built
+    # without settings); this keeps the two from drifting apart
+    assert VIPSSettings().render_options() == RenderOptions()
+    assert VIPSSettings.load({}).render_options() == RenderOptions()
+
+
 def test_a_hanging_page_times_out_and_the_worker_goes_on():
     settings = VIPSSettings.load({"javascript": True, "js_budget_ms": 100})
     runner = build_runner(VIPS, settings, timeout_s=8, guard="process")
