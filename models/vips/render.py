@@ -9,10 +9,16 @@ How a page is shown (STACK.md section 5):
 - the archived HTML is served from memory with `set_content`, a `<base href=URL>` put first in its head so
   that relative URLs resolve as on the live site; `set_content` + one evaluate measured 6x faster than a
   `goto` answered by a route (16 ms vs 109 ms a page here);
-- with resources to serve (a lookup by URL given to the renderer, or the archived stylesheets a page
-  comes with, `render(..., resources=)`) every request goes through one route: a resource found is
-  fulfilled from memory, anything else is aborted. Until a page brings resources the context is offline,
-  so the browser fails every request itself. Either way nothing reaches the network;
+- nothing reaches the network (docs/reliability.md, ## VIPS, has what each layer stopped): the context is
+  offline, so the browser fails every request itself; with resources to serve (a lookup by URL given to the
+  renderer, or the archived stylesheets a page comes with, `render(..., resources=)`) a route answers first:
+  a resource found is fulfilled from memory, anything else is aborted. Below that, every connection the
+  browser makes (preconnects, speculative prefetch and prerender, which neither offline mode nor a route
+  sees) goes to a dead proxy, WebRTC may not use UDP, service workers are blocked, popups are closed as they
+  open, and with JavaScript on a script's WebSocket is answered in the page and closed;
+- the tab never leaves the page: every navigation request after the document `set_content` writes (a meta
+  refresh, `location =`, a form) is refused as aborted, and a navigation that needs no request (to
+  about:blank) gives a `RenderError` instead of another document's boxes (`_read`);
 - JavaScript is off by default (the archived DOM as served; nothing can loop). With `javascript = true`
   scripts run for at most `js_budget_ms` after the DOM is parsed, then script execution is switched off
   and the DOM is read. A script already spinning by then blocks the tab: run such pages under
@@ -31,6 +37,7 @@ import json
 import logging
 import os
 import re
+import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -49,10 +56,15 @@ log = logging.getLogger(__name__)
 # Site isolation off: every cross-site iframe of a page would start a renderer process of its own, a third
 # of the loading time of real pages on one core (scripts/bench_vips.py); the pages are archived, offline
 # and scriptless by default, so there is no live site for one frame to attack another's data in.
+# What keeps a page off the network is below (`_start`): a dead proxy for every connection the browser makes,
+# with loopback not exempt (`<-loopback>`; by default 127.0.0.1 and localhost bypass any proxy); WebRTC kept
+# off UDP (`disable_non_proxied_udp`: no STUN packet leaves, WebRTC may only use the proxy); no hyperlink
+# auditing pings. docs/reliability.md (## VIPS) has what each one stopped, measured on Chromium 156.
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio",
-         "--disable-site-isolation-trials", "--disable-features=IsolateOrigins,site-per-process"]
+         "--disable-site-isolation-trials", "--disable-features=IsolateOrigins,site-per-process",
+         "--proxy-bypass-list=<-loopback>", "--webrtc-ip-handling-policy=disable_non_proxied_udp", "--no-pings"]
 # A page with no URL still needs a base that no request can reach.
 NO_URL = "http://pagesieve.invalid/"
 
@@ -128,8 +140,6 @@ class VisualPage:
 
 
 _HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
-# <meta http-equiv="refresh"> navigates even with JavaScript off: the tab would leave the archived page
-# (to an offline error page) before its visual DOM is read
 # An iframe's document is no part of the page's visual DOM (the script reads the top document), but loading
 # one is not free: even offline each gets a frame, a failed navigation and an error page. An empty `srcdoc`
 # put first takes precedence over `src` (HTML's rule; the first of two equal attributes wins), so nothing is
@@ -140,7 +150,6 @@ _TAGS = re.compile(r"""<!--.*?(?:-->|\Z)
     | <(script|style|title|textarea|xmp|noembed|noframes)\b(?:"[^"]*"|'[^']*'|[^>])*>.*?(?:</\1\s*>|\Z)
     | <(iframe)\b(?=[\s/>])
     | <[a-zA-Z][^\s/>]*(?:"[^"]*"|'[^']*'|[^>'"])*>?""", re.I | re.S | re.X)
-_REFRESH = re.compile(r"""<meta\b[^>]*http-equiv\s*=\s*["']?refresh\b[^>]*>""", re.IGNORECASE)
 
 
 def _empty_iframe(match: re.Match) -> str:
@@ -148,9 +157,10 @@ def _empty_iframe(match: re.Match) -> str:
 
 
 def with_base(markup: str, url: str) -> str:
-    """The markup with `<base href=url>` first in its head (or first of all when it has no head tag), without
-    its meta refreshes, and with an empty `srcdoc` first in every iframe (nothing to load)."""
-    markup = _TAGS.sub(_empty_iframe, _REFRESH.sub("", markup))
+    """The markup with `<base href=url>` first in its head (or first of all when it has no head tag), and with
+    an empty `srcdoc` first in every iframe (nothing to load). A meta refresh stays: the browser refuses to
+    leave the page (`Renderer._refuse_navigation`), which no pattern over the markup could promise."""
+    markup = _TAGS.sub(_empty_iframe, markup)
     base = f'<base href="{escape(url, quote=True)}">'
     match = _HEAD.search(markup, 0, 20_000)
     if match is None:
@@ -210,6 +220,7 @@ class Renderer:
         self._browser: Any = None
         self._page: Any = None
         self._cdp: Any = None
+        self._dead_port: socket.socket | None = None
         self._routed = False
         self._page_resources: ResourceLookup | None = None
         self._served: dict[str, bytes] = {}   # URL -> body served since the tab last held a fresh document
@@ -220,23 +231,37 @@ class Renderer:
     def _start(self) -> None:
         o = self.options
         self._playwright = _Driver.acquire()
+        # The proxy every connection goes to: a port on 127.0.0.1 bound and never listened on, so a connection
+        # is refused at once, and no other process can listen there while the browser lives (127.0.0.1:9 may).
+        self._dead_port = socket.socket()
+        self._dead_port.bind(("127.0.0.1", 0))
+        proxy = f"--proxy-server=http://127.0.0.1:{self._dead_port.getsockname()[1]}"
         try:
             self._browser = self._playwright.chromium.launch(executable_path=o.executable_path, headless=True,
-                                                             args=FLAGS, timeout=60_000)
+                                                             args=[*FLAGS, proxy], timeout=60_000)
         except Exception as exc:
             self._stop()
             raise RenderError(f"cannot start {o.executable_path} (scripts/setup.sh installs it): {exc}") from None
-        # With nothing to serve, the browser itself fails every request (offline): a route would cost a
-        # round trip to this process per image and stylesheet (~40 ms a real page, scripts/bench_vips.py).
+        # Offline for good: the browser fails every request itself, and a route answers the ones a page has
+        # copies of (`_serve`) before the network is asked. Without anything to serve there is no route: it
+        # would cost a round trip to this process per image and stylesheet (~40 ms a real page,
+        # scripts/bench_vips.py).
         context = self._browser.new_context(viewport={"width": o.viewport_width, "height": o.viewport_height},
                                             device_scale_factor=1, java_script_enabled=o.javascript,
-                                            service_workers="block", accept_downloads=False,
-                                            offline=True)   # until a page has something to serve: `_serve`
+                                            service_workers="block", accept_downloads=False, offline=True)
         self._page = context.new_page()
         self._routed = False
         self._page.set_default_timeout(o.page_timeout_s * 1000)
+        context.on("page", self._close_popup)
         if o.javascript:
-            self._cdp = context.new_cdp_session(self._page)
+            # Playwright answers a script's WebSocket inside the page and closes it: no connection is tried
+            context.route_web_socket(re.compile(""), lambda socket: socket.close())
+        self._cdp = context.new_cdp_session(self._page)
+        # The page's one document is the one `set_content` writes. Every navigation request after it (a meta
+        # refresh, `location =`, a form, a frame a script adds) is paused here and failed as *aborted*, which
+        # leaves the document where it is; any other failure would put the browser's error page in its place.
+        self._cdp.on("Fetch.requestPaused", self._refuse_navigation)
+        self._cdp.send("Fetch.enable", {"patterns": [{"urlPattern": "*", "resourceType": "Document"}]})
         self._pages_since_start = 0
         self.starts += 1
         log.info("chromium started (%d time(s) in this worker, JavaScript %s)", self.starts,
@@ -253,7 +278,9 @@ class Renderer:
                 _Driver.release()
         except Exception as exc:  # noqa: BLE001
             log.debug("while stopping playwright: %s", exc)
-        self._playwright = self._browser = self._page = self._cdp = None
+        if self._dead_port is not None:
+            self._dead_port.close()
+        self._playwright = self._browser = self._page = self._cdp = self._dead_port = None
         self._routed = False
         self._served = {}
 
@@ -270,9 +297,19 @@ class Renderer:
         self._pages_since_start += 1
         return self._page
 
+    def _close_popup(self, page: Any) -> None:
+        """A window the page opens (`window.open`, a link to a new tab) is no part of it: closed at once."""
+        if page is not self._page:
+            with contextlib.suppress(Exception):   # it may be gone already
+                page.close()
+
+    def _refuse_navigation(self, event: dict[str, Any]) -> None:
+        with contextlib.suppress(Exception):   # the browser may be closing
+            self._cdp.send("Fetch.failRequest", {"requestId": event["requestId"], "errorReason": "Aborted"})
+
     def _serve(self, resources: ResourceLookup | None) -> None:
-        """Route the next page's requests through `_route` when there is anything to serve it, else leave the
-        context offline (a route costs a round trip to this process per request)."""
+        """Route the next page's requests through `_route` when there is anything to serve it, else leave them
+        to the offline browser to fail (a route costs a round trip to this process per request)."""
         self._page_resources = resources
         routed = resources is not None or self.resources is not None
         if routed == self._routed:
@@ -282,7 +319,6 @@ class Renderer:
             context.route("**/*", self._route)
         else:
             context.unroute("**/*", self._route)
-        context.set_offline(not routed)
         self._routed = routed
 
     def _find(self, url: str) -> tuple[bytes, str] | None:
@@ -296,7 +332,7 @@ class Renderer:
         url = route.request.url
         found = self._find(url)
         if found is None:
-            route.abort()
+            route.abort("aborted")   # for a navigation, as in `_refuse_navigation`: no error page
         else:
             body, content_type = found
             self._served[url] = body
@@ -340,6 +376,17 @@ class Renderer:
             raise RenderTimeout(f"page not loaded within {self.options.page_timeout_s:g} s") from None
         return page
 
+    def _read(self, page: Any) -> dict[str, Any]:
+        """The visual DOM script's answer, from the page's own document only.
+
+        A navigation that needs no request (to about:blank: a refresh, a script) is not refused, and the
+        document it leaves has no `<base href>`: its boxes would be read as the page's.
+        """
+        data = json.loads(page.evaluate(self._script, self.options.max_nodes))
+        if not data["base"]:
+            raise RenderError(f"the page replaced its own document with {page.url}")
+        return data
+
     def _guarded(self, work: Callable[[], Any]) -> Any:
         """Run browser work; any failure or interruption restarts the browser before it propagates."""
         from playwright.sync_api import Error as PlaywrightError
@@ -350,6 +397,8 @@ class Renderer:
             raise
         except PlaywrightError as exc:
             self._stop()
+            if "Execution context was destroyed" in str(exc):   # a navigation `_read` could not see coming
+                raise RenderError("the page replaced its own document while it was read") from None
             raise RenderError(f"chromium: {exc}") from None
         except BaseException:
             self._stop()   # the runner's deadline (or ^C) interrupted a call half-way
@@ -372,7 +421,7 @@ class Renderer:
             start = time.perf_counter()
             page = self._load(markup, url, resources)
             loaded = time.perf_counter()
-            data = json.loads(page.evaluate(self._script, self.options.max_nodes))
+            data = self._read(page)
             done = time.perf_counter()
             return VisualPage(_nodes(data["nodes"]), data["title"], float(data["width"]), float(data["height"]),
                               bool(data["truncated"]), (loaded - start) * 1000, (done - loaded) * 1000)
@@ -383,7 +432,7 @@ class Renderer:
         """Render a page, write a full-page PNG to `path`, and return its visual DOM (same boxes)."""
         def work() -> VisualPage:
             page = self._load(markup, url)
-            data = json.loads(page.evaluate(self._script, self.options.max_nodes))
+            data = self._read(page)
             page.screenshot(path=path, full_page=True)
             return VisualPage(_nodes(data["nodes"]), data["title"], float(data["width"]), float(data["height"]),
                               bool(data["truncated"]), 0.0, 0.0)

@@ -61,7 +61,10 @@
   }
   const de = document.documentElement;
   // one JSON string: Playwright serialises a returned object value by value (4x slower on real pages)
-  return JSON.stringify({nodes, truncated, title: document.title || "",
+  // the first <base>: the renderer's while this is still the page's document (about:blank, which a refresh
+  // may replace it with, has none, though its baseURI is the page's)
+  const base = document.querySelector("base[href]");
+  return JSON.stringify({nodes, truncated, title: document.title || "", base: base ? base.href : "",
                          width: Math.max(de.scrollWidth, body.scrollWidth || 0),
                          height: Math.max(de.scrollHeight, body.scrollHeight || 0)});
 }

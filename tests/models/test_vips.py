@@ -11,10 +11,10 @@ import signal
 import threading
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 import vips_layouts as layouts
+from browsers import browser_pids
 
 from pagesieve.models.page import PageInput, SubResource, build_runner, prepare, run_prepared
 from pagesieve.models.vips import VIPS, VIPSCleaner, VIPSSettings, segments_of
@@ -338,38 +338,12 @@ def test_a_hanging_page_times_out_and_the_worker_goes_on():
     assert outcomes[1].result.segments[0].text == "fine page"
 
 
-def _browser_pids() -> list[int]:
-    """This process's Chromium browser processes (not its renderers and helpers, which have a --type)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")
-                status = Path(f"/proc/{entry}/status").read_text()
-            except OSError:
-                continue
-            ppid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
-            if cmdline[0].endswith(b"/chromium") and not any(a.startswith(b"--type=") for a in cmdline) and \
-                    _is_descendant(ppid, os.getpid()):
-                pids.append(int(entry))
-    return pids
-
-
-def _is_descendant(pid: int, root: int) -> bool:
-    while pid > 1:
-        if pid == root:
-            return True
-        status = Path(f"/proc/{pid}/status").read_text()
-        pid = int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
-    return pid == root
-
-
 def test_a_killed_browser_gives_an_error_row_and_the_next_page_a_new_browser():
     fine = prepare(PageInput(f"<html><body><p>{layouts.PARA}</p></body></html>".encode(), url="http://example.test/"))
-    others = set(_browser_pids())    # the module's VIPS fixture may hold one
+    others = set(browser_pids())    # the module's VIPS fixture may hold one
     with VIPSCleaner() as cleaner:
         assert run_prepared(cleaner, fine).result.status == "ok"
-        (browser,) = set(_browser_pids()) - others
+        (browser,) = set(browser_pids()) - others
         os.kill(browser, signal.SIGKILL)
         time.sleep(0.5)    # Playwright notices the closed pipe
         statuses = [run_prepared(cleaner, fine).result.status for _ in range(2)]
