@@ -6,6 +6,8 @@
 
 A URL is fetched once here (the page only; its sub-resources stay blocked, as in every VIPS run); a file is
 read as bytes and decoded like any page. Prints the block tree (id, DoC, main, first words of the text).
+The picture is at most 16,384 px each way (the usual GPU texture limit; a taller page's screenshot failed
+after 8.4 GB): a larger page keeps its top-left part, says so on stderr, and its whole tree is still printed.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ def shrink(path: str, crop_height: int, width: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from pagesieve.models.page import PageInput, page_markup, prepare
+    from pagesieve.models.page import PageError, PageInput, page_markup, prepare
+    from pagesieve.models.vips.render import MAX_SHOT_PX
     from pagesieve.models.vips.settings import VIPSSettings
     from pagesieve.models.vips.show import show_page
 
@@ -72,7 +75,15 @@ def main(argv: list[str] | None = None) -> int:
     prepared = prepare(PageInput(body, url=url))
     if prepared.page is None:
         raise ConfigError(f"{args.page}: {prepared.status}: {prepared.error}")
-    analysis = show_page(page_markup(prepared.page), url, args.out, settings, args.label_depth)
+    try:
+        analysis = show_page(page_markup(prepared.page), url, args.out, settings, args.label_depth)
+    except PageError as exc:   # the browser failed or timed out on the page: one line, its first
+        raise ConfigError(f"{args.page}: {exc.status}: {str(exc).splitlines()[0]}") from None
+    visual = analysis.visual
+    if max(visual.width, visual.height) > MAX_SHOT_PX:
+        print(f"vips-show: the page is {visual.width:,.0f} x {visual.height:,.0f} px; the picture keeps its top-left "
+              f"{MAX_SHOT_PX:,} px each way (the usual GPU texture limit); the tree below is the whole page's",
+              file=sys.stderr)
     if args.crop_height or args.width:
         shrink(args.out, args.crop_height, args.width)
     from pagesieve.models.vips import segments_of

@@ -48,7 +48,7 @@ from typing import Any
 from pagesieve.models.page import PageError, SubResource, resource_key
 
 __all__ = ["RenderOptions", "Renderer", "RenderError", "RenderTimeout", "VisualNode", "VisualPage",
-           "ResourceLookup", "FLAGS", "archived_lookup", "with_base"]
+           "ResourceLookup", "FLAGS", "MAX_SHOT_PX", "archived_lookup", "with_base"]
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-dev-shm-usage", "--hide-scrollbars", "--mute-audio",
          "--disable-site-isolation-trials", "--disable-features=IsolateOrigins,site-per-process",
          "--proxy-bypass-list=<-loopback>", "--webrtc-ip-handling-policy=disable_non_proxied_udp", "--no-pings"]
+# The largest picture `screenshot` takes, in CSS px each way: the usual GPU texture limit. A taller page
+# failed with "Unable to capture screenshot" after using 8.4 GB (an 800,000 px page); the picture keeps its top.
+MAX_SHOT_PX = 16_384
 # A page with no URL still needs a base that no request can reach.
 NO_URL = "http://pagesieve.invalid/"
 
@@ -429,11 +432,16 @@ class Renderer:
         return self._guarded(work)
 
     def screenshot(self, markup: str, url: str | None, path: str) -> VisualPage:
-        """Render a page, write a full-page PNG to `path`, and return its visual DOM (same boxes)."""
+        """Render a page, write a full-page PNG to `path` (its top-left `MAX_SHOT_PX` square at most), and return
+        its visual DOM (the whole page's boxes)."""
         def work() -> VisualPage:
             page = self._load(markup, url)
             data = self._read(page)
-            page.screenshot(path=path, full_page=True)
+            width, height = float(data["width"]), float(data["height"])
+            clip = None
+            if max(width, height) > MAX_SHOT_PX:
+                clip = {"x": 0, "y": 0, "width": min(width, MAX_SHOT_PX), "height": min(height, MAX_SHOT_PX)}
+            page.screenshot(path=path, full_page=True, clip=clip)
             return VisualPage(_nodes(data["nodes"]), data["title"], float(data["width"]), float(data["height"]),
                               bool(data["truncated"]), 0.0, 0.0)
 
