@@ -141,6 +141,7 @@ def test_no_request_socket_or_popup_reaches_a_listener(listener, javascript, sty
         page = renderer.render(html, f"{live}/page.html", own)
         time.sleep(1.5)   # late ones: STUN retries, the refresh of 1 s, prerendering
         after = renderer.render(f"<html><body><p>{layouts.PARA}</p></body></html>", f"{live}/next.html")
+        assert renderer._page.context.pages == [renderer._page]   # the popup was closed as it opened
     finally:
         renderer.close()
     text = next(n for n in page.nodes if n.text == "own text")
