@@ -27,8 +27,9 @@ from pagesieve.archives import (
     read_record_at,
 )
 from pagesieve.archives.lenient import Damage, iter_lenient
+from pagesieve.data import data_root
 
-WARC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
+WARC_DIR = data_root() / "warc"
 JUNK = random.Random(7).randbytes(3000)  # starts with b"8\xb4", holds no CR/LF-led version line
 
 

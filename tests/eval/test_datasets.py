@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-from pathlib import Path
 
 import pytest
 
+from pagesieve.data import data_root
 from pagesieve.eval.datasets import (
     clean_annotated_gold,
     dataset_name,
@@ -17,7 +17,7 @@ from pagesieve.eval.datasets import (
     iter_gold_pages,
 )
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = data_root()
 CLEANEVAL = DATA / "cleaneval"
 SCRAPINGHUB = DATA / "scrapinghub"
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 from lxml import etree
 
+from pagesieve.data import data_root
 from pagesieve.models.page import ParsedPage, parse_page
 from pagesieve.models.registry import build_method, names_of_kind
 
 # every registered cleaner: the peers and ours (extractors are tested in their own files)
 METHODS = names_of_kind("cleaner")
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "scrapinghub"
+DATA = data_root() / "scrapinghub"
 N_PAGES = 3
 
 

@@ -3,12 +3,12 @@
 import math
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 from lxml import etree
 
+from pagesieve.data import data_root
 from pagesieve.models.page import parse_page
 from pagesieve.models.web2text import (
     BINARY_FEATURES,
@@ -26,7 +26,7 @@ from pagesieve.models.web2text import (
 )
 from pagesieve.models.web2text.features import _leaf_count_matrix, _leaf_counts
 
-SCRAPINGHUB = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "scrapinghub" / "input"
+SCRAPINGHUB = data_root() / "scrapinghub" / "input"
 
 SMALL = (b'<html><head><title>x</title><script>var a</script></head><body>'
          b'<div><div><p>Hello <a href="/x">world</a>. This is it!</p></div></div>'
