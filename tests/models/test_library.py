@@ -17,7 +17,7 @@ from pagesieve.settings import load_defaults
 SCRAPINGHUB = data_root() / "scrapinghub"
 NAV = "".join(f'<li><a href="/s{i}">Section number {i} of the site</a></li>' for i in range(30))
 ARTICLE = "".join(f"<p>Paragraph {i} of the article says something long enough to count as text.</p>" for i in range(8))
-NAV_PAGE = f"<html><head><title>T</title></head><body><nav><ul>{NAV}</ul></nav><article>{ARTICLE}</article></body></html>"
+NAV_PAGE = f"<html><head><title>T</title></head><body><nav><ul>{NAV}</ul></nav><article>{ARTICLE}</article></body>"
 
 
 @pytest.fixture(scope="module")
