@@ -93,14 +93,14 @@ def _markdown(summary: dict[str, dict[str, Any]], skipped: dict[str, str], meta:
         with_blocks = [(name, m["blocks"]) for name, m in ranked if m.get("blocks")]
         if with_blocks:
             lines += [f"Block level ({with_blocks[0][1]['pages']} pages, {with_blocks[0][1]['blocks']} blocks; "
-                      "content = gold text aligned, see the README):", "",
+                      "content = gold text aligned, see docs/evaluation.md#metrics):", "",
                       "| method | accuracy | precision | recall | F1 |", "|---|---|---|---|---|"]
             lines += [f"| {name} | {b['accuracy']:.3f} | {b['precision']:.3f} | {b['recall']:.3f} | {b['f1']:.3f} |"
                       for name, b in sorted(with_blocks, key=lambda kv: -kv[1]["f1"])]
             lines.append("")
     if skipped:
         lines += ["## Skipped methods", ""] + [f"- `{k}`: {v}" for k, v in skipped.items()] + [""]
-    lines += ["Metric definitions: see the README section 'Evaluation'. Per-page scores: `scores.csv`.", ""]
+    lines += ["Metric definitions: docs/evaluation.md#metrics. Per-page scores: `scores.csv`.", ""]
     return "\n".join(lines)
 
 

@@ -87,7 +87,7 @@ def scrapy_settings(settings: CrawlSettings) -> dict[str, Any]:
         "DEPTH_PRIORITY": 1,
         "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
         "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
-        # STACK.md section 4: 2.19 starts a code-running HTTP server (RemoteControl) by default; no telnet either
+        # docs/stack.md#scrapy: 2.19 starts a code-running HTTP server (RemoteControl) by default; no telnet either
         "REMOTE_CONTROL_ENABLED": False,
         "TELNETCONSOLE_ENABLED": False,
         "LOG_LEVEL": "INFO",               # DEBUG logs every item with its whole body

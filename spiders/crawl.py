@@ -110,7 +110,7 @@ def run_crawl(values: dict[str, Any], seeds: list[str]) -> None:
 
     from .spiders.site import SiteSpider
 
-    # STACK.md section 4: tldextract logs two long tracebacks when it cannot download the suffix list
+    # docs/stack.md#scrapy: tldextract logs two long tracebacks when it cannot download the suffix list
     settings = ScrapySettings()
     settings.setmodule("pagesieve.spiders.settings", priority="project")
     settings.setdict(values, priority="cmdline")

@@ -1,8 +1,9 @@
 """ProgressLog: pages fetched and landed per second in the log while the crawl runs, and its run report.
 
-The report (`<landing>/_report.json`, DESIGN.md's run report for the crawl) is computed from the crawl's
-stats at close: every response the spider saw is in exactly one outcome (`pagesieve/outcome/<reason>`),
-and the pages outcome must equal the rows the shard writer landed, or the report says `ok: false`.
+The report (`<landing>/_report.json`, the run report of docs/design.md#data-contracts, for the crawl) is
+computed from the crawl's stats at close: every response the spider saw is in exactly one outcome
+(`pagesieve/outcome/<reason>`), and the pages outcome must equal the rows the shard writer landed, or the
+report says `ok: false`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One crawled page: the `pages` row (DESIGN.md) built from a Scrapy response."""
+"""One crawled page: the `pages` row (docs/schemas.md#pages) built from a Scrapy response."""
 
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ class ParquetShardPipeline:
         self.prefix = f"part-{_spider_name(self, spider)}-{run_id()}"
         self.opened = time.monotonic()
         # a shard also closes on time, so a slow crawl still feeds the stream; without an installed reactor (a
-        # test driving the pipeline by hand) importing one would install the wrong kind (STACK.md section 4)
+        # test driving the pipeline by hand) importing one would install the wrong kind (docs/stack.md#scrapy)
         if "twisted.internet.reactor" in sys.modules:
             from twisted.internet import task
 

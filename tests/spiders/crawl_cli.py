@@ -1,7 +1,7 @@
 """`pagesieve` in a subprocess, the crawl of the local site with the tests' settings, the site's handle.
 
 (Not in conftest.py: test modules import these by name, and `conftest` is also the name of tests/conftest.py.)
-One crawl per process: Twisted's reactor cannot be restarted (STACK.md section 4).
+One crawl per process: Twisted's reactor cannot be restarted (docs/stack.md#scrapy).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-# AutoThrottle's default 5 s start delay made 10 local pages take 12 s (STACK.md section 4)
+# AutoThrottle's default 5 s start delay made 10 local pages take 12 s (docs/stack.md#scrapy)
 TEST_CRAWL_CONF = ["crawl.autothrottle_start_delay=0.05", "crawl.autothrottle_max_delay=1.0",
                    "crawl.concurrent_per_domain=8", "crawl.max_download_bytes=1000000", "crawl.rows_per_shard=10",
                    "crawl.progress_seconds=1.0", "crawl.depth_limit=5"]

@@ -62,7 +62,8 @@ def test_disallowed_paths_are_never_requested_and_each_url_once(site, full_crawl
     pages = [p for p in requested if p not in ("/robots.txt", "/sitemap.xml")]
     # once each, also the request after a download stopped at its headers (/report, /photo): CI once saw /moved
     # twice, sent on /report's closing connection and again (spiders/handlers.py). Only a failed download is
-    # requested again (Scrapy's retries, README); none fails on this site (the report has no download_error)
+    # requested again (Scrapy's retries, docs/crawl.md#the-crawl); none fails on this site (the report has no
+    # download_error)
     assert [p for p in pages if requested[p] > 1] == []
     assert {f"/orphan-{i}" for i in range(N_ORPHANS)} <= set(requested)   # only the sitemap links them
 
