@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from pagesieve.jobs import vips_show
@@ -12,6 +13,8 @@ from pagesieve.models.vips.show import LEVEL_COLOURS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
 import vips_layouts as layouts  # noqa: E402
+
+pytestmark = pytest.mark.slow  # every test here renders pages in a real Chromium
 
 
 def test_vips_show_draws_the_blocks_and_prints_the_tree(tmp_path, capsys):
