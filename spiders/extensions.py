@@ -86,7 +86,7 @@ class ProgressLog:
 def crawl_report(stats: dict[str, Any], started: float, wall_s: float, reason: str,
                  config: dict[str, Any]) -> dict[str, Any]:
     """The crawl's run report from its stats: outcomes by reason, requests filtered, rows and shards landed."""
-    outcomes = {k.split("/", 2)[2]: v for k, v in stats.items() if k.startswith("pagesieve/outcome/")}
+    outcomes = _by_reason(stats, "pagesieve/outcome/")
     landed = stats.get("pagesieve/landed/rows", 0)
     pages = outcomes.get("page", 0)
     return {
@@ -97,9 +97,14 @@ def crawl_report(stats: dict[str, Any], started: float, wall_s: float, reason: s
                                            and not k.startswith("download_error") and k != "too_large"),
         "by_outcome": dict(sorted(outcomes.items())),
         "filtered": {name: stats.get(key, 0) for name, key in FILTERED.items()},
+        "skipped_links": _by_reason(stats, "pagesieve/skipped_link/"),
         "max_depth": stats.get("request_depth_max", 0),
         "accounting": {"pages": {"input": pages, "accounted": landed, "ok": pages == landed}},
         "rows": landed, "shards": stats.get("pagesieve/landed/shards", 0),
         "warc_records": stats.get("pagesieve/warc/records", 0),
         "wall_s": round(wall_s, 3), "pages_per_s": round(landed / wall_s, 2) if wall_s else None,
     }
+
+
+def _by_reason(stats: dict[str, Any], prefix: str) -> dict[str, int]:
+    return {k[len(prefix):]: v for k, v in sorted(stats.items()) if k.startswith(prefix)}

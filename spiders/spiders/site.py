@@ -26,9 +26,13 @@ from ..items import page_item
 from ..middlewares import PAGE_META, SKIP_META
 from ..sniff import html_by_header, sniff_html
 
-__all__ = ["SiteSpider", "read_seeds", "canonical_url"]
+__all__ = ["SiteSpider", "read_seeds", "canonical_url", "FETCHED_SCHEMES"]
 
 ERROR_STATUSES = list(range(400, 600))
+# Only these are ever requested. A `file://` link on the seed host passed the offsite check (its host is the
+# seed's) and landed a local file as a page; an `ftp://` one hung the crawl (robots.txt asked over FTP, no
+# greeting, no timeout). Scrapy's handlers for the other schemes are switched off too (spiders/config.py).
+FETCHED_SCHEMES = ("http", "https")
 
 
 def canonical_url(url: str) -> str:
@@ -105,11 +109,23 @@ class SiteSpider(scrapy.Spider):
                 yield scrapy.Request(f"{root}/robots.txt", callback=self.parse_robots, errback=self.on_meta_error)
                 yield scrapy.Request(f"{root}/sitemap.xml", callback=self.parse_sitemap, errback=self.on_meta_error)
 
+    def fetchable(self, url: str) -> bool:
+        """True for an http(s) URL; any other is counted as `pagesieve/skipped_link/<scheme>` and never requested."""
+        scheme = urlsplit(url).scheme.lower()
+        if scheme in FETCHED_SCHEMES:
+            return True
+        name = "".join(c for c in scheme if c.isalnum() or c in "+-.") or "none"
+        self.crawler.stats.inc_value(f"pagesieve/skipped_link/{name}")
+        return False
+
     def page_request(self, url: str) -> scrapy.Request:
         # 4xx/5xx reach `parse` (after retries), so every response is counted in one outcome; not
         # handle_httpstatus_all, which would also switch the redirect middleware off
         return scrapy.Request(canonical_url(url), callback=self.parse, errback=self.on_error,
                               meta={PAGE_META: True, "handle_httpstatus_list": ERROR_STATUSES})
+
+    def sitemap_request(self, url: str) -> scrapy.Request:
+        return scrapy.Request(url, callback=self.parse_sitemap, errback=self.on_meta_error)
 
     def outcome(self, reason: str) -> None:
         self.crawler.stats.inc_value(f"pagesieve/outcome/{reason}")
@@ -135,7 +151,8 @@ class SiteSpider(scrapy.Spider):
         yield page_item(response, self.name, fetched)
         if self.follow_links:
             for link in self.links.extract_links(response):
-                yield self.page_request(link.url)
+                if self.fetchable(link.url):
+                    yield self.page_request(link.url)
 
     def on_error(self, failure: Any) -> None:
         """A page request that got no response: too large (DOWNLOAD_MAXSIZE), a timeout, DNS, refused, ..."""
@@ -155,7 +172,8 @@ class SiteSpider(scrapy.Spider):
     def parse_robots(self, response: Any) -> Iterator[Any]:
         if response.status == 200:
             for url in sitemap_urls_from_robots(response.text, base_url=response.url):
-                yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.on_meta_error)
+                if self.fetchable(url):
+                    yield self.sitemap_request(url)
 
     def parse_sitemap(self, response: Any) -> Iterator[Any]:
         """A sitemap or sitemap index (gzip undone by Scrapy's compression middleware): its URLs are requested."""
@@ -168,9 +186,6 @@ class SiteSpider(scrapy.Spider):
             return
         for entry in sitemap:
             loc = entry.get("loc")
-            if not loc:
+            if not loc or not self.fetchable(loc):
                 continue
-            if sitemap.type == "sitemapindex":
-                yield scrapy.Request(loc, callback=self.parse_sitemap, errback=self.on_meta_error)
-            else:
-                yield self.page_request(loc)
+            yield self.sitemap_request(loc) if sitemap.type == "sitemapindex" else self.page_request(loc)

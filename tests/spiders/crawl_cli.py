@@ -36,8 +36,11 @@ def pagesieve(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run([str(cli), *args], capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def crawl(site: LocalSite, out: Path, *extra: str) -> subprocess.CompletedProcess:
+def crawl(site: LocalSite, out: Path, *extra: str, url: str | None = None, timeout: float = 300
+          ) -> subprocess.CompletedProcess:
+    """The crawl of the local site from `url` (default: its index, with the sitemap); asserts exit 0."""
     conf = [a for c in TEST_CRAWL_CONF for a in ("--conf", c)]
-    proc = pagesieve("crawl", "--url", f"{site.base}/", "--sitemap", "--out", str(out), *conf, *extra, timeout=300)
+    seed = ["--url", url] if url else ["--url", f"{site.base}/", "--sitemap"]
+    proc = pagesieve("crawl", *seed, "--out", str(out), *conf, *extra, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
