@@ -99,6 +99,8 @@ def scrapy_settings(settings: CrawlSettings) -> dict[str, Any]:
         "DEPTH_PRIORITY": 1,
         "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
         "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+        # with --jobdir the crawl journal, not requests.seen, says what was fetched (spiders/journal.py)
+        "DUPEFILTER_CLASS": "pagesieve.spiders.journal.JournalDupeFilter",
         # docs/stack.md#scrapy: 2.19 starts a code-running HTTP server (RemoteControl) by default; no telnet either
         "REMOTE_CONTROL_ENABLED": False,
         "TELNETCONSOLE_ENABLED": False,

@@ -16,8 +16,7 @@ from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
-from crawl_cli import crawl
-from test_crawl_local import landed
+from crawl_cli import crawl, landed
 
 pytestmark = pytest.mark.slow  # Scrapy and the CLI in subprocesses
 
