@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
 from collections import Counter
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 from crawl_cli import cli_path, crawl, crawl_args, landed
 from local_site import expected_pages, path_of
+
+from pagesieve.spiders.journal import JOURNAL
+from pagesieve.spiders.spiders.site import canonical_url
 
 pytestmark = pytest.mark.slow  # Scrapy and the CLI in subprocesses
 
@@ -69,3 +74,25 @@ def test_a_crawl_killed_mid_way_resumes_and_every_page_lands_exactly_once(site, 
     assert report["accounting"]["pages"] == {"input": 108, "accounted": 108, "ok": True}
     assert report["runs"] == 2 and report["earlier_runs"]["rows"] == len(first), report
     assert report["this_run"]["rows"] == 108 - len(first) and "resumed" in second.stderr
+
+    done = len(site.requested())
+    crawl(site, landing, "--jobdir", str(jobdir), *PACED)      # a finished crawl: nothing to fetch, nothing lost
+    report = json.loads((landing / "_report.json").read_text())
+    assert [p for p in site.requested()[done:] if site.base + p in expected] == []
+    assert (report["runs"], report["rows"], report["this_run"]["rows"], len(landed(landing))) == (3, 108, 0, 108)
+
+
+def test_a_landed_page_s_links_are_in_the_journal_no_later_than_its_shard(site, tmp_path):
+    """What exactly-once rests on: a kill right after any shard's line finds that shard's pages' links recorded
+    (one page per shard here, so every page is a possible point of the kill)."""
+    landing, jobdir = tmp_path / "landing", tmp_path / "state"
+    crawl(site, landing, "--jobdir", str(jobdir), "--conf", "crawl.rows_per_shard=1")
+    bodies = {r["url"]: r["body"].decode() for r in landed(landing)}
+    scheduled: set[str] = set()
+    late = []
+    for line in map(json.loads, (jobdir / JOURNAL).read_text().splitlines()):
+        scheduled.update(url for url, _ in line.get("scheduled", ()))
+        for url in (u for u in line.get("done", ()) if u in bodies):
+            links = {canonical_url(urljoin(url, href)) for href in re.findall(r'href="([^"]+)"', bodies[url])}
+            late += [(url, link) for link in links - scheduled]
+    assert len(bodies) == 108 and late == []
