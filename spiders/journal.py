@@ -36,6 +36,7 @@ from typing import Any
 
 from scrapy.dupefilters import RFPDupeFilter
 from scrapy.http import Request
+from scrapy.utils.job import job_dir
 
 from .middlewares import PAGE_META
 
@@ -112,7 +113,7 @@ class CrawlJournal:
             self.scheduled.update({url: depth for url, depth in line.get("scheduled", ())
                                    if url not in self.scheduled})
             self.done.update(line.get("done", ()))
-            last_stats[line["run"]] = line.get("stats", {})
+            last_stats[line.get("run", "")] = line.get("stats", {})
         for prefix in prefixes:     # half-written shards of earlier runs
             for tmp in glob.glob(os.path.join(glob.escape(self.landing), f"_tmp-{glob.escape(prefix)}-*")):
                 os.remove(tmp)
@@ -180,17 +181,18 @@ class JournalDupeFilter(RFPDupeFilter):
     """Scrapy's fingerprint filter, started from the journal's final URLs instead of `requests.seen` (which a
     kill leaves holding requests that never landed), and recording each new page request in the journal."""
 
-    def __init__(self, journal: CrawlJournal | None = None, debug: bool = False, *, fingerprinter: Any = None
-                 ) -> None:
-        super().__init__(None, debug, fingerprinter=fingerprinter)
+    def __init__(self, journal: CrawlJournal | None = None, debug: bool = False, *, fingerprinter: Any = None,
+                 path: str | None = None) -> None:
+        super().__init__(None if journal is not None else path, debug, fingerprinter=fingerprinter)
         self.journal = journal
         if journal is not None:
             self._fingerprints.update(self.fingerprinter.fingerprint(Request(url)) for url in journal.done)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> JournalDupeFilter:
+        # no journal (no landing shards to reconcile with): Scrapy's own requests.seen, as before
         return cls(journal_for(crawler), crawler.settings.getbool("DUPEFILTER_DEBUG"),
-                   fingerprinter=crawler.request_fingerprinter)
+                   fingerprinter=crawler.request_fingerprinter, path=job_dir(crawler.settings))
 
     def request_seen(self, request: Request) -> bool:
         if super().request_seen(request):
