@@ -1,6 +1,6 @@
 """Random access to ClueWeb22 html documents through their `.warc.offset` files.
 
-ClueWeb22 (README, "ClueWeb22 (no public sample)"; the reference ClueWeb22Api does the same): next
+ClueWeb22 (docs/archives.md, "Profiles"; the reference ClueWeb22Api does the same): next
 to `<lang>NNNN-FF.warc.gz` lies `<lang>NNNN-FF.warc.offset`, fixed-width entries of a 10-digit
 zero-padded decimal byte offset and `\\n` (11 bytes). Entry i is where document i (the last five
 digits of its `ClueWeb22-ID`) starts, entry i+1 where it ends; each document is its own gzip member.

@@ -81,7 +81,7 @@ def detect_profile(head: bytes, path: str) -> str:
         # `clueweb12-0000tw-00-excerpt.warc.gz`: "isPartOf: ClueWeb12", software Heritrix 3.1.1.
         if b"clueweb12" in first.block.lower():
             return "clueweb12"
-        # ClueWeb22 (README): the warcinfo has no Content-Length and blocks hold bare HTML.
+        # ClueWeb22 (docs/archives.md): the warcinfo has no Content-Length and blocks hold bare HTML.
         followers = [r for r in records[1:] if (r.get("WARC-Type") or "").strip().lower() == "response"]
         if first.declared is None and followers and all(split_http(r.block) is None for r in followers):
             return "clueweb22"

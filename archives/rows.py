@@ -53,7 +53,7 @@ def warc_row(path: str, get: Callable[[str], str | None], http: tuple[int | None
     if http is not None:
         media, charset = media_type(get_header(http[1], "content-type"))
     elif profile == "clueweb22" and wtype == "response":
-        # ClueWeb22 (README, "no public sample"): typed application/http, yet the block is bare HTML.
+        # ClueWeb22 (docs/archives.md, "Profiles"): typed application/http, yet the block is bare HTML.
         media, charset = "text/html", None
     else:
         # A response without an HTTP header takes the WARC Content-Type: `dns:` records (text/dns) and

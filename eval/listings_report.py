@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pagesieve.data import data_root
 from pagesieve.models.page import Method, PageInput, charged_ms, prepare, run_prepared
 from pagesieve.models.registry import METHODS, build_method, resolve, settings_class
 from pagesieve.settings import ConfigError
@@ -39,7 +40,7 @@ __all__ = ["DEFAULT_LISTINGS", "SCHEMAS", "ABLATION_METHODS", "ListingScore", "L
 
 log = logging.getLogger(__name__)
 
-DEFAULT_LISTINGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "listings"
+DEFAULT_LISTINGS = data_root() / "listings"
 SCHEMAS = {"real_estate": "real_estate", "used_cars": "used_cars"}   # AMBER's domains; the rest: products
 ABLATION_METHODS = ("amber", "amber:structure", "amber:annotations")  # the paper's claim, side by side
 

@@ -59,6 +59,8 @@ def summarise(scores: Sequence[PageScore], memory: dict[str, dict] | None = None
             "exact_match": round(sum(s.exact for s in group) / len(group), 4),
             "speed": _speed([s.ms for s in group]),
             "statuses": dict(statuses),
+            # pages the method left without text, whatever the status: what a corpus loses by choosing it
+            "empty_outputs": sum(1 for s in group if s.n_chars == 0),
             "memory": (memory or {}).get(dataset, {}).get(method),
         }
         counted = [s.blocks for s in group if s.blocks is not None]
@@ -74,30 +76,31 @@ def _markdown(summary: dict[str, dict[str, Any]], skipped: dict[str, str], meta:
              f"interleaved page by page after a warm-up of {meta['warmup']} pages.", ""]
     for dataset, methods in summary.items():
         lines += [f"## {dataset}", "",
-                  "| method | pages | BoW F1 mean | BoW F1 median | BoW P | BoW R | BoW F1 micro | shingle F1 (AEB) "
-                  "| exact | pages/s | median ms | p99 ms | peak MB (+method) |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| method | pages | empty | BoW F1 mean | BoW F1 median | BoW P | BoW R | BoW F1 micro "
+                  "| shingle F1 (AEB) | exact | pages/s | median ms | p99 ms | peak MB (+method) |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         ranked = sorted(methods.items(), key=lambda kv: -kv[1]["bag_of_words"]["mean"]["f1"])
         for name, m in ranked:
             bow, aeb, speed = m["bag_of_words"], m["shingles"]["aeb"], m["speed"]
             mem = f"{m['memory']['peak_mb']:.0f} (+{m['memory']['delta_mb']:.0f})" if m.get("memory") else "-"
             lines.append(
-                f"| {name} | {m['pages']} | {bow['mean']['f1']:.3f} | {bow['median']['f1']:.3f} | "
-                f"{bow['mean']['precision']:.3f} | {bow['mean']['recall']:.3f} | {bow['micro']['f1']:.3f} | "
+                f"| {name} | {m['pages']} | {m['empty_outputs']} | {bow['mean']['f1']:.3f} | "
+                f"{bow['median']['f1']:.3f} | {bow['mean']['precision']:.3f} | {bow['mean']['recall']:.3f} | "
+                f"{bow['micro']['f1']:.3f} | "
                 f"{aeb['f1']:.3f} | {m['exact_match']:.2f} | {speed['pages_per_s']} | {speed['median_ms']} | "
                 f"{speed['p99_ms']} | {mem} |")
         lines.append("")
         with_blocks = [(name, m["blocks"]) for name, m in ranked if m.get("blocks")]
         if with_blocks:
             lines += [f"Block level ({with_blocks[0][1]['pages']} pages, {with_blocks[0][1]['blocks']} blocks; "
-                      "content = gold text aligned, see the README):", "",
+                      "content = gold text aligned, see docs/evaluation.md#metrics):", "",
                       "| method | accuracy | precision | recall | F1 |", "|---|---|---|---|---|"]
             lines += [f"| {name} | {b['accuracy']:.3f} | {b['precision']:.3f} | {b['recall']:.3f} | {b['f1']:.3f} |"
                       for name, b in sorted(with_blocks, key=lambda kv: -kv[1]["f1"])]
             lines.append("")
     if skipped:
         lines += ["## Skipped methods", ""] + [f"- `{k}`: {v}" for k, v in skipped.items()] + [""]
-    lines += ["Metric definitions: see the README section 'Evaluation'. Per-page scores: `scores.csv`.", ""]
+    lines += ["Metric definitions: docs/evaluation.md#metrics. Per-page scores: `scores.csv`.", ""]
     return "\n".join(lines)
 
 

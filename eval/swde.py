@@ -14,13 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pagesieve.data import data_root
 from pagesieve.models.freedom.nodes import normalise
 
 __all__ = ["SWDE_ROOT", "SitePages", "read_groundtruth", "read_site", "field_scores", "site_score"]
 
 # The shared data folder beside the checkout, as the listings' default (eval/listings_report.py);
 # a string, for argparse defaults
-SWDE_ROOT = str(Path(__file__).resolve().parents[2] / "shared" / "data" / "swde")
+SWDE_ROOT = str(data_root() / "swde")
 
 Gold = dict[str, dict[str, list[str]]]          # page id -> field -> values
 

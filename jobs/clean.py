@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pages", required=True, help="folder of the pages table")
     ap.add_argument("--out", required=True, help="output folder of the documents table")
     ap.add_argument("--method", default=None,
-                    help="cnr (default), web2text, trafilatura, resiliparse, ..., or a dotted path module:Class")
+                    help="blocknet (default), cnr (fastest), web2text, trafilatura, resiliparse, ..., or a dotted "
+                         "path module:Class")
     args = ap.parse_args(argv)
     config = load_config(args, [args.method] if args.method else [], kind="cleaner")
     spec = method_spec(config, args.method)

@@ -151,7 +151,7 @@ def spark_session(app_name: str, master: str | None, spark_conf: dict[str, str])
     by the user: only runtime SQL defaults that nobody set are applied then.
     """
     # Before the JVM starts: executors must run this interpreter (the venv), and the loopback
-    # warning is printed before any conf is read (STACK.md, section 2).
+    # warning is printed before any conf is read (docs/stack.md#spark).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     from pyspark.sql import SparkSession

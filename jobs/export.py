@@ -11,9 +11,9 @@ only documents with status ok. Records JSONL: `<out>/jsonl/records-00000.jsonl[.
 record (the first value of a name wins), only rows with status ok. Parquet: `<out>/parquet/`, every
 row and column of the input table, less the documents a corpus stage removed.
 
-What a corpus stage removes is what the export leaves out (DESIGN.md), from both formats: documents that
-`pagesieve filter` removed (`removed_by` set) and the duplicates that `pagesieve dedup` marked (`dup_of` set).
-The report's `left_out` says why each document was not exported, and the counts add up to the input:
+What a corpus stage removes is what the export leaves out (docs/design.md#data-contracts), from both
+formats: documents that `pagesieve filter` removed (`removed_by` set) and the duplicates that `pagesieve dedup` marked
+(`dup_of` set). The report's `left_out` says why each document was not exported, and the counts add up to the input:
 `not_ok` (status), `removed_by` (per rule), `duplicate` (a duplicate that no rule removed).
 """
 

@@ -47,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pages", default=None, help="an existing pages table (e.g. a crawl's landing folder) to clean "
                     "and export instead of ingesting INPUTs")
     ap.add_argument("--out", required=True, help="output folder: pages/, documents/, export/, _report.json")
-    ap.add_argument("--method", default=None, help="cleaning method (default from conf: cnr)")
+    ap.add_argument("--method", default=None,
+                    help="cleaning method (default from conf: blocknet; cnr for a fast first pass)")
     ap.add_argument("--gzip", action="store_true", help="gzip the JSONL files")
     ap.add_argument("--profile", default="auto", help="archive profile (see pagesieve ingest --help)")
     ap.add_argument("--force", action="store_true", help="re-ingest archives already committed in OUT/pages")

@@ -46,7 +46,7 @@ class CleanSettings(Settings):
     conf_name = "jobs"
     conf_section = "clean"
 
-    method: str = "cnr"
+    method: str = "blocknet"
     page_timeout_s: float = 30.0
     guard: str = "alarm"
     min_partitions: int = 0

@@ -171,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--landing", required=True, help="landing folder of pages shards (pagesieve crawl --out)")
     ap.add_argument("--out", required=True, help="output folder: documents/, _checkpoint/, _report.json")
     ap.add_argument("--once", action="store_true", help="clean what has landed, then stop (availableNow)")
-    ap.add_argument("--method", default=None, help="cleaning method (default from conf: cnr)")
+    ap.add_argument("--method", default=None,
+                    help="cleaning method (default from conf: blocknet; cnr for a fast first pass)")
     ap.add_argument("--max-files", type=int, default=None, help="shards per micro-batch (stream.max_files_per_trigger)")
     ap.add_argument("--stop-after", type=float, default=None, metavar="SECONDS",
                     help="stop a continuous stream after this long (the batch in flight is redone next time)")

@@ -1,4 +1,4 @@
-"""The table contracts of DESIGN.md, defined once as Arrow schemas.
+"""The table contracts (docs/schemas.md), defined once as Arrow schemas.
 
 Jobs, UDFs and tests import these; Spark schemas are derived with `spark_schema()`. A column is
 added, never renamed or retyped, without bumping the version below (it lands in every run report).
@@ -99,9 +99,9 @@ QUALITY_COLUMNS = pa.schema([
 ])
 FILTERED_DOCUMENTS = pa.schema(list(DOCUMENTS) + list(QUALITY_COLUMNS))
 
-# What `dedup` adds to documents (DESIGN.md: corpus stages add columns, never remove rows). dup_cluster: the
-# smallest page_id of the document's cluster of exact or near duplicates, null for a document with no duplicate
-# (and for one that did not take part: status not ok, or no words). dup_of: the page_id of the document kept
+# What `dedup` adds to documents (docs/design.md#data-contracts: corpus stages add columns, never remove rows).
+# dup_cluster: the smallest page_id of the document's cluster of exact or near duplicates, null for a document with no
+# duplicate (and for one that did not take part: status not ok, or no words). dup_of: the page_id of the document kept
 # for the cluster, null for the kept one; `export` leaves out the documents whose dup_of is set.
 DEDUP_COLUMNS = pa.schema([
     ("dup_cluster", pa.string()),

@@ -1,6 +1,6 @@
 """Build the bundled sample WARC (`data/sample/sample.warc.gz`) from the development benchmarks.
 
-The archive is what README command 1 (the demo) and the end-to-end test read. It is a
+The archive is what the README's command 1 (the demo) and the end-to-end test read. It is a
 gzip-per-record WARC/1.0 file written with warcio and is byte-for-byte deterministic: fixed
 WARC-Date values, WARC-Record-IDs derived with uuid5 from the record type and URL, and gzip
 members with mtime 0. It contains, in this order:

@@ -2,10 +2,10 @@
 
 Reads the `scores.csv` that `pagesieve evaluate` writes (one row per page and method) and, for each dataset in
 it, pairs the pages that every named method scored: the bar is the peer with the higher mean there (as the
-README's held-out table reads it), the gap is the method's mean minus the bar's, and the interval comes from
-`pagesieve.eval.significance.paired_bootstrap` (seeded: reruns print the same figures; "holds" where it
-excludes 0; under `FEW_PAGES` pages it is too narrow, and the row says so). A page a method failed on keeps the
-score the report gave it (an empty output scores 0), as the means of `report.md` do.
+held-out table of docs/evaluation.md#held-out-test-parts reads it), the gap is the method's mean minus the
+bar's, and the interval comes from `pagesieve.eval.significance.paired_bootstrap` (seeded: reruns print the same
+figures; "holds" where it excludes 0; under `FEW_PAGES` pages it is too narrow, and the row says so). A page a method
+failed on keeps the score the report gave it (an empty output scores 0), as the means of `report.md` do.
 
     .venv/bin/python scripts/compare_scores.py report/scores.csv --method blocknet --against trafilatura,readability
     .venv/bin/python scripts/compare_scores.py report/scores.csv --method blocknet --against readability \

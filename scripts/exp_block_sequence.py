@@ -1,6 +1,6 @@
 """Experiment for the main-text quality issue: sequence models over Web2Text's blocks with modern features.
 
-Not a shipped method: it records how the figures of the README's "Block models with modern features" were
+Not a shipped method: it records how the figures of docs/experiments.md#2026-11-23-how-blocknet-was-found were
 made. Features: Web2Text's 128 block features plus 33 "modern" ones per block, from the chain of elements above
 the block's text (HTML5 sectioning tags and ARIA roles: article, main, nav, header, footer, aside; li, headings,
 figure, time, form, table, p, pre; class/id words for content, boilerplate, comments, sharing, related links,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A real Spark standalone cluster on 127.0.0.1: one master and N workers, started from the pyspark
-# package itself (its wheel has no start-master.sh: spark-daemon.sh with the class names, STACK.md s.2).
+# package itself (its wheel has no start-master.sh: spark-daemon.sh with the class names,
+# docs/stack.md#standalone-cluster-from-the-pyspark-wheel).
 #
 #   bash scripts/local_cluster.sh start [N]     # master + N workers (default 2); waits until all are ALIVE
 #   bash scripts/local_cluster.sh status        # workers and their state, from the master's JSON page

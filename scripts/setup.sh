@@ -9,7 +9,7 @@ if ! command -v java >/dev/null 2>&1; then
   echo "setup: Java 17 is required by Spark (Debian: apt-get install -y openjdk-17-jre-headless)" >&2
   exit 1
 fi
-# VIPS renders pages in Debian's Chromium (STACK.md section 5); never `playwright install`, which downloads one.
+# VIPS renders pages in Debian's Chromium (docs/stack.md#chromium-and-playwright); never `playwright install`, which downloads one.
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=(); elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=(sudo -n);
   else

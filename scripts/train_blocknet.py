@@ -6,7 +6,8 @@ Data (../shared/data, read only; ids from conf/splits/<pool>/): every pool's `fi
 train; the `test` parts are never read. The recipe (epochs, width, dropout, learning rate, CleanEval's weight,
 averaging, the fallback rule) was chosen on the validation parts (scripts/exp_block_sequence.py) and then by
 5-fold cross-validation over fit + validation (scripts/cv_blocknet_fallback.py); the shipped model then trains
-on all of those pages, since the out-of-fold scores grow with the training pages (see the README).
+on all of those pages, since the out-of-fold scores grow with the training pages
+(docs/experiments.md#2026-11-24-more-training-pages-fit-and-validation).
 `--parts fit` trains on the fit parts alone and scores the validation parts after each epoch (mean BoW F1 per
 pool, written to the `.json`), as the recipe's experiments did. Blocks are labelled from the gold text by
 Web2Text's `label_blocks` (section 4.1: content iff >= 2/3 of its text aligns).

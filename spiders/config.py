@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from scrapy.settings.default_settings import DOWNLOAD_HANDLERS_BASE
+
 from pagesieve import __version__
 from pagesieve.settings import Settings, check_at_least, check_positive
 
@@ -62,6 +64,16 @@ class CrawlSettings(Settings):
         return f"{agent} +{self.contact}" if self.contact else agent
 
 
+# http and https only: the stock pool could reuse a connection stopped at its headers (the next URL was sent
+# twice), and every other scheme Scrapy knows (file, ftp, s3, data) gets no handler at all, so a request that
+# got past the spider's scheme check fails at once (NotSupported) instead of reading a local file or waiting
+# on an FTP server forever (docs/reliability.md, Crawl)
+DOWNLOAD_HANDLERS: dict[str, str | None] = {
+    **dict.fromkeys(DOWNLOAD_HANDLERS_BASE),
+    "http": "pagesieve.spiders.handlers.PoolSafeDownloadHandler",
+    "https": "pagesieve.spiders.handlers.PoolSafeDownloadHandler"}
+
+
 def scrapy_settings(settings: CrawlSettings) -> dict[str, Any]:
     """The Scrapy settings for `settings` (priority "project"; `-s` and CLI flags go over them)."""
     return {
@@ -87,16 +99,16 @@ def scrapy_settings(settings: CrawlSettings) -> dict[str, Any]:
         "DEPTH_PRIORITY": 1,
         "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
         "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
-        # STACK.md section 4: 2.19 starts a code-running HTTP server (RemoteControl) by default; no telnet either
+        # with --jobdir the crawl journal, not requests.seen, says what was fetched (spiders/journal.py)
+        "DUPEFILTER_CLASS": "pagesieve.spiders.journal.JournalDupeFilter",
+        # docs/stack.md#scrapy: 2.19 starts a code-running HTTP server (RemoteControl) by default; no telnet either
         "REMOTE_CONTROL_ENABLED": False,
         "TELNETCONSOLE_ENABLED": False,
         "LOG_LEVEL": "INFO",               # DEBUG logs every item with its whole body
         "LOGSTATS_INTERVAL": 0,            # our ProgressLog prints pages/s instead of pages/min
         "COOKIES_ENABLED": False,          # no sessions needed; also keeps tldextract (PSL download) out
         "DOWNLOADER_MIDDLEWARES": {"pagesieve.spiders.middlewares.HtmlOnlyMiddleware": 950},
-        # the stock pool could reuse a connection stopped at its headers: the next URL was sent twice
-        "DOWNLOAD_HANDLERS": {"http": "pagesieve.spiders.handlers.PoolSafeDownloadHandler",
-                              "https": "pagesieve.spiders.handlers.PoolSafeDownloadHandler"},
+        "DOWNLOAD_HANDLERS": DOWNLOAD_HANDLERS,
         "EXTENSIONS": {"pagesieve.spiders.extensions.ProgressLog": 500},
         "ITEM_PIPELINES": {"pagesieve.spiders.pipelines.ParquetShardPipeline": 300,
                            "pagesieve.spiders.pipelines.WarcRecordPipeline": 400},

@@ -4,8 +4,9 @@
     pagesieve stream --landing landing/ --out out/           # cleans the shards as they land
 
 One crawl per process (Twisted's reactor cannot be restarted). With `--jobdir` the crawl can be stopped
-(Ctrl-C once, or a page limit) and resumed by the same command: the pending requests and the seen
-fingerprints are kept there, so a resumed crawl fetches what is left and nothing twice.
+(Ctrl-C, a page limit, or a kill) and resumed by the same command: the crawl journal kept there
+(spiders/journal.py) says what landed and what is left, so a resumed crawl fetches the rest, and lands
+each page once; its report adds to the earlier runs'.
 """
 
 from __future__ import annotations
@@ -97,9 +98,13 @@ def main(argv: list[str] | None = None) -> int:
         report = json.load(fh)
     if not args.quiet:
         outcomes = ", ".join(f"{k}={v}" for k, v in report["by_outcome"].items())
+        this = report["this_run"]
         print(f"pagesieve crawl: {report['responses']} responses -> {report['rows']} pages in {report['shards']} "
-              f"shards in {report['wall_s']:.1f} s ({report['pages_per_s'] or 0:.1f} pages/s); report: "
-              f"{report_path}\n  by_outcome     {outcomes}", file=sys.stderr)
+              f"shards; this run {this['rows']} pages in {report['wall_s']:.1f} s ({report['pages_per_s'] or 0:.1f} "
+              f"pages/s); report: {report_path}\n  by_outcome     {outcomes}", file=sys.stderr)
+        if report["runs"] > 1:
+            print(f"  resumed        run {report['runs']} of {args.jobdir}: {report['earlier_runs']['rows']} pages "
+                  f"landed before, {this['rows']} now", file=sys.stderr)
     return 0 if report["accounting"]["pages"]["ok"] else 1
 
 
@@ -110,7 +115,7 @@ def run_crawl(values: dict[str, Any], seeds: list[str]) -> None:
 
     from .spiders.site import SiteSpider
 
-    # STACK.md section 4: tldextract logs two long tracebacks when it cannot download the suffix list
+    # docs/stack.md#scrapy: tldextract logs two long tracebacks when it cannot download the suffix list
     settings = ScrapySettings()
     settings.setmodule("pagesieve.spiders.settings", priority="project")
     settings.setdict(values, priority="cmdline")

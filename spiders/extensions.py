@@ -1,8 +1,10 @@
 """ProgressLog: pages fetched and landed per second in the log while the crawl runs, and its run report.
 
-The report (`<landing>/_report.json`, DESIGN.md's run report for the crawl) is computed from the crawl's
-stats at close: every response the spider saw is in exactly one outcome (`pagesieve/outcome/<reason>`),
-and the pages outcome must equal the rows the shard writer landed, or the report says `ok: false`.
+The report (`<landing>/_report.json`, the run report of docs/design.md#data-contracts, for the crawl) is
+computed from the crawl's stats at close: every response the spider saw is in exactly one outcome
+(`pagesieve/outcome/<reason>`), and the pages outcome must equal the rows the shard writer landed, or the
+report says `ok: false`. A run resumed from `--jobdir` adds its counts to the earlier runs' (kept in the
+crawl journal) and shows both.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from scrapy import signals
 
 from pagesieve import __version__
 from pagesieve.schemas import SCHEMA_VERSION
+
+from .journal import add_stats, journal_for
 
 __all__ = ["ProgressLog", "crawl_report"]
 
@@ -67,8 +71,10 @@ class ProgressLog:
     def spider_closed(self, spider: Any = None, reason: str = "") -> None:
         if self._timer is not None and self._timer.running:
             self._timer.stop()
+        journal = journal_for(self.crawler)
         report = crawl_report(self.crawler.stats.get_stats(), self.started, time.time() - self.started, reason,
-                              self.crawler.settings.getdict("PAGESIEVE_CONFIG"))
+                              self.crawler.settings.getdict("PAGESIEVE_CONFIG"),
+                              journal.earlier if journal else None, journal.earlier_runs if journal else 0)
         landing = self.crawler.settings.get("PAGESIEVE_LANDING")
         if landing and self.crawler.settings.getbool("PAGESIEVE_PARQUET_ENABLED", True):
             os.makedirs(landing, exist_ok=True)
@@ -82,23 +88,45 @@ class ProgressLog:
                  report["pages_per_s"] or 0)
 
 
-def crawl_report(stats: dict[str, Any], started: float, wall_s: float, reason: str,
-                 config: dict[str, Any]) -> dict[str, Any]:
-    """The crawl's run report from its stats: outcomes by reason, requests filtered, rows and shards landed."""
-    outcomes = {k.split("/", 2)[2]: v for k, v in stats.items() if k.startswith("pagesieve/outcome/")}
-    landed = stats.get("pagesieve/landed/rows", 0)
-    pages = outcomes.get("page", 0)
+def crawl_report(stats: dict[str, Any], started: float, wall_s: float, reason: str, config: dict[str, Any],
+                 earlier: dict[str, Any] | None = None, earlier_runs: int = 0) -> dict[str, Any]:
+    """The crawl's run report from its stats: outcomes by reason, requests filtered, rows and shards landed.
+
+    A resumed crawl (`--jobdir`) passes the earlier runs' counters (`CrawlJournal.earlier`): the counts at the
+    top are then the whole crawl's, `this_run` and `earlier_runs` the two parts they add up from.
+    """
+    this = _counts(stats)
+    rate = round(this["rows"] / wall_s, 2) if wall_s else None
     return {
         "job": "crawl", "pagesieve_version": __version__, "schema_version": SCHEMA_VERSION,
         "started_at": dt.datetime.fromtimestamp(started, dt.UTC).isoformat(timespec="seconds"),
-        "finish_reason": reason,
-        "config": config, "responses": sum(v for k, v in outcomes.items() if k not in ("robots_forbidden", "ignored")
-                                           and not k.startswith("download_error") and k != "too_large"),
-        "by_outcome": dict(sorted(outcomes.items())),
+        "finish_reason": reason, "config": config, "runs": earlier_runs + 1,
+        **_counts(add_stats(earlier or {}, stats)),
+        "this_run": {**{k: this[k] for k in PARTS}, "wall_s": round(wall_s, 3), "pages_per_s": rate},
+        "earlier_runs": {"runs": earlier_runs, **{k: v for k, v in _counts(earlier or {}).items() if k in PARTS}},
+        "wall_s": round(wall_s, 3), "pages_per_s": rate,
+    }
+
+
+PARTS = ("responses", "rows", "shards", "by_outcome")      # what `this_run` and `earlier_runs` show of each
+
+
+def _counts(stats: dict[str, Any]) -> dict[str, Any]:
+    outcomes = _by_reason(stats, "pagesieve/outcome/")
+    landed = stats.get("pagesieve/landed/rows", 0)
+    pages = outcomes.get("page", 0)
+    return {
+        "responses": sum(v for k, v in outcomes.items() if k not in ("robots_forbidden", "ignored", "too_large")
+                         and not k.startswith("download_error")),
+        "by_outcome": outcomes,
         "filtered": {name: stats.get(key, 0) for name, key in FILTERED.items()},
+        "skipped_links": _by_reason(stats, "pagesieve/skipped_link/"),
         "max_depth": stats.get("request_depth_max", 0),
         "accounting": {"pages": {"input": pages, "accounted": landed, "ok": pages == landed}},
         "rows": landed, "shards": stats.get("pagesieve/landed/shards", 0),
         "warc_records": stats.get("pagesieve/warc/records", 0),
-        "wall_s": round(wall_s, 3), "pages_per_s": round(landed / wall_s, 2) if wall_s else None,
     }
+
+
+def _by_reason(stats: dict[str, Any], prefix: str) -> dict[str, int]:
+    return {k[len(prefix):]: v for k, v in sorted(stats.items()) if k.startswith(prefix)}

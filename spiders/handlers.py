@@ -33,7 +33,8 @@ class PoolSafeDownloadHandler(HTTP11DownloadHandler):
 
     def __init__(self, crawler: Any) -> None:
         super().__init__(crawler)
-        # the reactor Scrapy installed: importing it at module level would install the default one (STACK.md 4)
+        # the reactor Scrapy installed: importing it at module level would install the default one
+        # (docs/stack.md#scrapy)
         from twisted.internet import reactor
 
         stock = self._pool

@@ -1,4 +1,4 @@
-"""One crawled page: the `pages` row (DESIGN.md) built from a Scrapy response."""
+"""One crawled page: the `pages` row (docs/schemas.md#pages) built from a Scrapy response."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from pagesieve.archives.rows import header_dict, media_type, text
 from pagesieve.schemas import PAGES
 
-__all__ = ["PageItem", "page_id", "page_item"]
+__all__ = ["PageItem", "page_id", "page_item", "requested_urls"]
 
 
 def page_id(url: str) -> str:
@@ -38,6 +38,8 @@ class PageItem:
     ingest_status: str = "ok"
     source_languages: str | None = None
     request_headers: dict[str, str] = field(default_factory=dict)   # WARC request record only
+    # the URLs requested to fetch it (a redirect's first hops, then `url`): the crawl journal's record
+    fetched_as: tuple[str, ...] = ()
 
     def row(self) -> dict[str, Any]:
         """The `pages` row (PAGES columns only)."""
@@ -57,4 +59,11 @@ def page_item(response: Any, spider_name: str, fetch_time: datetime | None = Non
     return PageItem(page_id=page_id(response.url), url=response.url, fetch_time=fetch_time or datetime.now(UTC),
                     http_status=response.status, content_type=media, charset_hint=charset, http_headers=headers,
                     body=response.body, source=f"crawl:{spider_name}",
-                    request_headers=_headers(response.request.headers) if response.request is not None else {})
+                    request_headers=_headers(response.request.headers) if response.request is not None else {},
+                    fetched_as=requested_urls(response))
+
+
+def requested_urls(response: Any) -> tuple[str, ...]:
+    """The URLs requested on the way to `response`: the hops of its redirects, then its own."""
+    hops = response.meta.get("redirect_urls", ()) if response.request is not None else ()
+    return (*hops, response.url)

@@ -23,6 +23,7 @@ from scrapy.exceptions import NotConfigured
 from pagesieve.schemas import PAGES
 
 from .items import PageItem
+from .journal import journal_for
 
 __all__ = ["ParquetShardPipeline", "WarcRecordPipeline", "run_id"]
 
@@ -50,6 +51,8 @@ class ParquetShardPipeline:
         self.shard_seconds = shard_seconds
         self.stats = stats
         self.rows: list[dict[str, Any]] = []
+        self.urls: list[str] = []        # the requests that fetched the buffered rows (the journal's `done`)
+        self.journal: Any = None         # a CrawlJournal with --jobdir (spiders/journal.py)
         self.opened = time.monotonic()
         self.shards: list[str] = []
         self.prefix = ""
@@ -63,14 +66,17 @@ class ParquetShardPipeline:
         pipeline = cls(settings.get("PAGESIEVE_LANDING") or "landing", settings.getint("PAGESIEVE_SHARD_ROWS", 500),
                        settings.getfloat("PAGESIEVE_SHARD_SECONDS", 30.0), crawler.stats)
         pipeline.crawler = crawler
+        pipeline.journal = journal_for(crawler)
         return pipeline
 
     def open_spider(self, spider: Any = None) -> None:
         os.makedirs(self.landing, exist_ok=True)
         self.prefix = f"part-{_spider_name(self, spider)}-{run_id()}"
+        if self.journal is not None:
+            self.journal.opened(self.prefix)
         self.opened = time.monotonic()
         # a shard also closes on time, so a slow crawl still feeds the stream; without an installed reactor (a
-        # test driving the pipeline by hand) importing one would install the wrong kind (STACK.md section 4)
+        # test driving the pipeline by hand) importing one would install the wrong kind (docs/stack.md#scrapy)
         if "twisted.internet.reactor" in sys.modules:
             from twisted.internet import task
 
@@ -79,6 +85,7 @@ class ParquetShardPipeline:
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         self.rows.append(item.row())
+        self.urls.extend(item.fetched_as or (item.url,))
         if len(self.rows) >= self.rows_per_shard:
             self.roll()
         return item
@@ -95,20 +102,27 @@ class ParquetShardPipeline:
         name = f"{self.prefix}-{len(self.shards):05d}.parquet"
         final = os.path.join(self.landing, name)
         tmp = os.path.join(self.landing, f"_tmp-{name}")
-        pq.write_table(pa.Table.from_pylist(self.rows, schema=PAGES), tmp, compression="zstd")
+        with open(tmp, "wb") as fh:
+            pq.write_table(pa.Table.from_pylist(self.rows, schema=PAGES), fh, compression="zstd")
+            fh.flush()
+            os.fsync(fh.fileno())     # on disk before the journal says it landed
+        if self.journal is not None:  # a kill from here to the rename voids the line: `_tmp-` is still there
+            self.journal.checkpoint(name, self.urls, len(self.rows))
         os.replace(tmp, final)    # the commit: the stream lists it only now
         if self.stats is not None:
             self.stats.inc_value("pagesieve/landed/rows", len(self.rows))
             self.stats.inc_value("pagesieve/landed/shards")
         log.info("landed %s: %d pages", name, len(self.rows))
         self.shards.append(final)
-        self.rows = []
+        self.rows, self.urls = [], []
         return final
 
     def close_spider(self, spider: Any = None) -> None:
         if self._timer is not None and self._timer.running:
             self._timer.stop()
         self.roll()
+        if self.journal is not None:
+            self.journal.checkpoint()     # what was scheduled and counted since the last shard
 
 
 class WarcRecordPipeline:

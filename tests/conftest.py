@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pagesieve.data import DATA_ENV, data_root
+
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
+SHARED_DATA = data_root()
 SAMPLE_WARC = ROOT / "data" / "sample" / "sample.warc.gz"
 
 TEST_SPARK_CONF = {
@@ -42,5 +44,5 @@ def spark():
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
-        pytest.fail(f"the shared data folder is missing: {SHARED_DATA} (CI runs with shared/ beside the clone)")
+        pytest.fail(f"the data folder is missing: {SHARED_DATA} (set {DATA_ENV}; CI has shared/ beside the clone)")
     return SHARED_DATA

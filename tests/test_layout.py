@@ -1,11 +1,16 @@
 """The layout's arrows run one way: jobs -> udfs / eval / archives -> models -> the foundation (pagesieve/).
 
+One file stands apart: `pagesieve/__init__.py` is the library's front door (`pagesieve.extract`), which
+reaches down to `pagesieve.models.library` lazily; the rest of the foundation imports nothing above it.
+
 Read from the source (every import statement, also those inside functions), so a new upward import
 fails here before it makes a cycle."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +27,7 @@ ALLOWED = {
     "models": {"foundation"},
     "foundation": set(),
 }
+FRONT_DOOR = ROOT / "pagesieve" / "__init__.py"
 FOLDER = {"jobs": "jobs", "spiders": "spiders", "udfs": "udfs", "eval": "eval", "archives": "archives",
           "models": "models", "foundation": "pagesieve"}
 
@@ -50,6 +56,8 @@ def imported_layers(path: Path) -> set[tuple[str, int]]:
 def test_imports_point_down_only(layer):
     bad = []
     for path in sorted((ROOT / FOLDER[layer]).rglob("*.py")):
+        if path == FRONT_DOOR:
+            continue
         for imported, line in imported_layers(path):
             if imported == "pyspark":
                 # methods must run from a plain Python loop; (schemas.spark_schema imports it lazily, for jobs)
@@ -62,3 +70,17 @@ def test_imports_point_down_only(layer):
 
 def test_the_foundation_extends_no_package_path():
     assert "__path__" not in (ROOT / "pagesieve" / "__init__.py").read_text("utf-8")
+
+
+def test_the_front_door_reaches_only_the_library_module_and_only_lazily():
+    tree = ast.parse(FRONT_DOOR.read_text("utf-8"))
+    top_level = {n.module for n in tree.body if isinstance(n, ast.ImportFrom)}
+    assert not any(m and m.startswith("pagesieve.") for m in top_level)
+    assert {layer for layer, _ in imported_layers(FRONT_DOOR)} <= {"models", "foundation"}
+
+
+def test_importing_the_foundation_loads_no_method_and_no_spark():
+    code = ("import sys, pagesieve, pagesieve.settings, pagesieve.schemas; "
+            "print(sorted(m for m in sys.modules if m.startswith(('pagesieve.models', 'pyspark', 'torch'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -6,21 +6,16 @@ or a failed page, still gets one row with its status, so every page is accounted
 
 from __future__ import annotations
 
-import functools
-import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 import pyarrow as pa
 
-from pagesieve.models.page import CleanResult, ExtractResult, Outcome, PageInput, SegmentResult, one_line
-from pagesieve.models.page.language import Detect, LanguageID, build_detector, identify_language
+from pagesieve.models.page import CleanResult, ExtractResult, Outcome, PageInput, SegmentResult
+from pagesieve.models.page.language import LanguageID, language_of
 from pagesieve.schemas import DOCUMENTS, RECORDS, SEGMENTS
 
 __all__ = ["OutputTable", "TABLES", "documents_rows", "label_languages", "records_rows", "segments_rows"]
-
-log = logging.getLogger(__name__)
-_failed: set[str] = set()  # detectors whose failure was logged in this worker
 
 
 def documents_rows(page: PageInput, method_id: str, outcome: Outcome) -> list[dict]:
@@ -36,26 +31,11 @@ def label_languages(rows: list[dict], settings: LanguageID) -> None:
     """Fill `language` and `language_score` of the `ok` documents rows whose method left them null, in place.
 
     The same detector for every cleaner, so languages compare across methods. A text with too few letters
-    gets null; a detector failure on one text gives null for that text (logged once per worker), never a
-    failed page.
+    gets null; a detector failure on one text gives null for that text, never a failed page.
     """
-    detect = _detector(settings.detector)
     for row in rows:
-        if row["status"] != "ok" or row["language"] is not None:
-            continue
-        try:
-            row["language"], row["language_score"] = identify_language(row["text"], detect, settings)
-        except Exception as exc:  # noqa: BLE001 - a text the detector chokes on must not fail the batch
-            if settings.detector not in _failed:
-                _failed.add(settings.detector)
-                log.warning("language detector %s failed on a text (%s); its language is left null, further "
-                            "failures are not logged", settings.detector, one_line(exc))
-
-
-@functools.cache
-def _detector(name: str) -> Detect:
-    """The detector, built once per worker process (py3langid loads a 4.5 MB model)."""
-    return build_detector(name)
+        if row["status"] == "ok" and row["language"] is None:
+            row["language"], row["language_score"] = language_of(row["text"], settings)
 
 
 def records_rows(page: PageInput, method_id: str, outcome: Outcome) -> list[dict]:

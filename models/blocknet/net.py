@@ -9,14 +9,14 @@ blocks (31 on each side), so a block sees the section around it (a comment list,
 pass, at the cost of one matrix product per layer; the summary tells it what the rest of the page holds (is
 there a longer run of prose elsewhere?) at the cost of one vector product per page (training's windows of at
 most 512 blocks are summarised alone). The summary took the out-of-fold F1 from 0.9189 to 0.9218 (mean of 4
-seeds; README, BlockNet, "Tried after BlockNet shipped").
+seeds; docs/experiments.md#2026-11-23-tried-after-blocknet-shipped-on-the-validation-parts).
 
 Training and CUDA run `forward` (padded batches, `nn.Conv1d`). On the CPU the method runs `page_logits`: the same
 network one page at a time, each convolution one matrix product of the page with its three taps side by side. On
 one thread `nn.Conv1d` with dilation > 1 takes ~2.3x the time of the undilated one and a padded batch computes its
 padding; `page_logits` takes about half the time of `forward` per page (over the 474 benchmark pages, one thread:
 0.49 against 0.90 ms/page). Its float sums run in another order, so its logits differ from `forward`'s by up to
-~6e-6 (README, BlockNet, "Speed and memory": no label of the 1,815 benchmark pages changes).
+~6e-6 (docs/methods/blocknet.md#speed-and-memory: no label of the 1,815 benchmark pages changes).
 """
 
 from __future__ import annotations

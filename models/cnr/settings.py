@@ -1,4 +1,5 @@
-"""CNR settings: packaged defaults in conf/cnr.toml."""
+"""CNR settings. The field defaults are the packaged defaults; conf/cnr.toml states the same values with a
+comment on every key (tests/test_settings_defaults.py keeps the two equal)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ __all__ = ["CNRSettings"]
 class CNRSettings(Settings):
     conf_name = "cnr"
 
-    non_content_tags: tuple[str, ...] = ()
+    # Algorithm 1's nonContentNodes (conf/cnr.toml says why each is there)
+    non_content_tags: tuple[str, ...] = ("script", "style", "noscript", "template", "nav", "a", "img", "svg", "video",
+                                         "audio", "iframe", "object", "embed", "canvas", "select", "button", "input",
+                                         "textarea")
     top_fraction: float = 0.2
     top_min: int = 3
     adjust: int = 0

@@ -8,19 +8,25 @@ Two offline detectors whose models ship in their wheels (no download at run time
 - `py3langid` (the default): langid.py's naive Bayes model (97 languages with an ISO 639-1 code, plus
   varieties such as Cantonese, folded into their macrolanguage); with `norm_probs` its score is a probability.
 
-`scripts/bench_language.py` compares them on speed and on agreement with CLD2 (README, "Language
-identification"). Codes are ISO 639-1 (`iso639_1`); a text with fewer than `min_chars` letters gets none.
+`scripts/bench_language.py` compares them on speed and on agreement with CLD2
+(docs/language.md#choosing-the-detector). Codes are ISO 639-1 (`iso639_1`); a text with fewer than
+`min_chars` letters gets none.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import logging
 import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["DETECTORS", "LanguageID", "build_detector", "identify_language", "iso639_1"]
+__all__ = ["DETECTORS", "LanguageID", "build_detector", "identify_language", "iso639_1", "language_of"]
+
+log = logging.getLogger(__name__)
+_failed: set[str] = set()  # detectors whose failure was logged in this process
 
 DETECTORS = ("py3langid", "resiliparse")  # the default first
 _RANK_CUTOFF = 1200  # resiliparse: "values above 1200 are usually false results" (detect_fast's docstring)
@@ -119,3 +125,25 @@ def identify_language(text: str | None, detect: Detect, settings: LanguageID) ->
     code, score = detect(sample)
     code = iso639_1(code)
     return (code, round(score, 4)) if code else (None, None)
+
+
+@functools.cache
+def _cached_detector(name: str) -> Detect:
+    """The detector, built once per process (py3langid loads a 4.5 MB model)."""
+    return build_detector(name)
+
+
+def language_of(text: str | None, settings: LanguageID) -> tuple[str | None, float | None]:
+    """`identify_language` with this process's detector for `settings.detector`, built once.
+
+    A text the detector chokes on gets (None, None), logged once per detector and process: a language is
+    a label, never a reason to fail a page.
+    """
+    try:
+        return identify_language(text, _cached_detector(settings.detector), settings)
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        if settings.detector not in _failed:
+            _failed.add(settings.detector)
+            log.warning("language detector %s failed on a text (%s: %s); its language is left null, further "
+                        "failures are not logged", settings.detector, type(exc).__name__, str(exc)[:200])
+        return None, None

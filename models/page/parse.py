@@ -65,8 +65,9 @@ _ENTITY_DECL = re.compile(r"<!ENTITY\s+([^\s%\"'>]+)", re.IGNORECASE)
 def strip_internal_subsets(text: str) -> str:
     """Markup without the internal subsets of its DOCTYPEs, nor references to the entities they declared.
 
-    The entities are never expanded (no entity resolution, DESIGN.md), so `&lol9;` of a "billion laughs"
-    page is not text the page shows either. Other unknown references (`&nbsp` typos) are left to the parser.
+    The entities are never expanded (no entity resolution: docs/design.md#rules-that-hold-everywhere), so
+    `&lol9;` of a "billion laughs" page is not text the page shows either. Other unknown references (`&nbsp`
+    typos) are left to the parser.
 
     Args:
         text: decoded HTML.

@@ -1,6 +1,6 @@
 """What a method returns for one page: a value, with the status that explains it.
 
-The result type tells the method's kind (DESIGN.md, "Methods"): a cleaner returns a `CleanResult`
+The result type tells the method's kind (docs/design.md#method-interface): a cleaner returns a `CleanResult`
 (a `documents` row), an extractor an `ExtractResult` (zero or more `records` rows), a segmenter a
 `SegmentResult` (the `segments` rows of a block tree). Every result type can stand for a page that
 failed before or inside the method (`failure`), so the runner never needs to know the kind.

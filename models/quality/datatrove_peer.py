@@ -3,7 +3,7 @@
 DataTrove (`pip install datatrove`) tokenises English words with spaCy (`spacy.blank("en")`, which pulls 29
 more packages); we hand its filters a whitespace tokenizer instead, the same word split as our signals,
 so that a disagreement comes from the rules and not from the tokenizer. Its filters return a verdict
-only, never the signal values, which is why the `filter` stage computes its own (see README).
+only, never the signal values, which is why the `filter` stage computes its own (see docs/quality-filter.md#datatrove).
 """
 
 from __future__ import annotations

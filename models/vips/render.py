@@ -5,7 +5,7 @@ One `Renderer` per Python worker owns one browser (Debian's `/usr/bin/chromium` 
 and restarted after `restart_after_pages` pages, after it crashes, and after any failure or interruption in
 the middle of a page (a timeout, the runner's alarm), because a tab that stopped half-way cannot be trusted.
 
-How a page is shown (STACK.md section 5):
+How a page is shown (docs/stack.md#chromium-and-playwright):
 - the archived HTML is served from memory with `set_content`, a `<base href=URL>` put first in its head so
   that relative URLs resolve as on the live site; `set_content` + one evaluate measured 6x faster than a
   `goto` answered by a route (16 ms vs 109 ms a page here);
@@ -52,7 +52,7 @@ __all__ = ["RenderOptions", "Renderer", "RenderError", "RenderTimeout", "VisualN
 
 log = logging.getLogger(__name__)
 
-# STACK.md section 5: no sandbox (containers), no GPU, and nothing in the background that calls home.
+# docs/stack.md#chromium-and-playwright: no sandbox (containers), no GPU, and nothing in the background that calls home.
 # Site isolation off: every cross-site iframe of a page would start a renderer process of its own, a third
 # of the loading time of real pages on one core (scripts/bench_vips.py); the pages are archived, offline
 # and scriptless by default, so there is no live site for one frame to attack another's data in.

@@ -1,4 +1,5 @@
-"""VIPS settings: packaged defaults in conf/vips.toml (every key is commented there)."""
+"""VIPS settings. The field defaults are the packaged defaults; conf/vips.toml states the same values with a
+comment on every key (tests/test_settings_defaults.py keeps the two equal)."""
 
 from __future__ import annotations
 
@@ -27,11 +28,19 @@ class VIPSSettings(Settings):
     # block extraction (section 4.1)
     pdoc: int = 6
     max_rounds: int = 8
-    inline_tags: frozenset[str] = frozenset()
-    replaced_tags: frozenset[str] = frozenset()
-    text_block_share: dict[str, float] = FrozenMap({"default": 0.1})
+    inline_tags: frozenset[str] = frozenset((
+        "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "del", "dfn", "em", "font", "i", "ins",
+        "kbd", "label", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt",
+        "u", "var", "wbr", "nobr"))
+    replaced_tags: frozenset[str] = frozenset((
+        "img", "svg", "video", "canvas", "iframe", "object", "embed", "input", "select", "textarea", "button",
+        "math", "picture", "audio"))
+    text_block_share: dict[str, float] = FrozenMap({"default": 0.1, "td": 0.15, "p": 0.3})
     small_child_share: dict[str, float] = FrozenMap({"default": 0.05})
-    doc_by_tag: dict[str, int] = FrozenMap({"default": 6})
+    doc_by_tag: dict[str, int] = FrozenMap({
+        "default": 6, "p": 8, "h1": 8, "h2": 8, "h3": 8, "h4": 8, "h5": 8, "h6": 8, "li": 8, "a": 8, "span": 8,
+        "pre": 8, "img": 8, "blockquote": 7, "td": 7, "th": 7, "dd": 7, "dt": 7, "caption": 7, "table": 5,
+        "tbody": 5, "body": 5, "main": 5})
     # separator weights (section 4.2.2)
     px_per_weight: float = 10.0
     distance_weight_max: float = 3.0

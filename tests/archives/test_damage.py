@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from pagesieve.archives import iter_records
+from pagesieve.data import data_root
 
-WARC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
+WARC_DIR = data_root() / "warc"
 GZ_FILES = ["wget-2024-sample-0000.warc.gz", "cc-main-2024-22-whirlwind.warc.gz",
             "ia-2008-archive-org-heritrix-warc017.warc.gz"]
 JUNK = (b"partial upload, then cut off " * 2)[:50]  # 50 bytes, no gzip header, no newline at the end

@@ -27,8 +27,9 @@ from pagesieve.archives import (
     read_record_at,
 )
 from pagesieve.archives.lenient import Damage, iter_lenient
+from pagesieve.data import data_root
 
-WARC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
+WARC_DIR = data_root() / "warc"
 JUNK = random.Random(7).randbytes(3000)  # starts with b"8\xb4", holds no CR/LF-led version line
 
 
@@ -266,7 +267,7 @@ def test_random_bytes_before_the_first_record(tmp_path):
     assert {r["source_profile"] for r in rows} == {"warc"}
 
 
-# ClueWeb22 (README "ClueWeb22 (no public sample)"): WARC/1.1, a warcinfo without Content-Length, bare
+# ClueWeb22 (docs/archives.md, "Profiles"): WARC/1.1, a warcinfo without Content-Length, bare
 # HTML blocks typed application/http, a gzip member per record, and a `.warc.offset` file.
 CW22_INFO = (b"WARC/1.1\r\nWARC-Type: warcinfo\r\nWARC-Date: 2022-02-28T00:00:00Z\r\n"
              b"WARC-Record-ID: <urn:uuid:cw22-info>\r\nContent-Type: application/warc-fields\r\n\r\n"

@@ -11,7 +11,6 @@ import random
 import re
 import zlib
 from datetime import UTC, datetime
-from pathlib import Path
 
 import brotli
 import pyarrow as pa
@@ -19,9 +18,10 @@ import pytest
 
 from pagesieve.archives import decode_payload, iter_html_files, iter_records, list_inputs, read_input
 from pagesieve.archives.rows import RESOURCE_MEDIA_TYPES
+from pagesieve.data import data_root
 from pagesieve.schemas import READER_ROWS
 
-WARC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
+WARC_DIR = data_root() / "warc"
 
 
 @pytest.fixture(scope="module")

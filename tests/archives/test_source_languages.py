@@ -10,8 +10,9 @@ import pytest
 
 from pagesieve.archives import iter_records, read_record_at
 from pagesieve.archives.source_languages import attach_verdicts, metadata_verdict
+from pagesieve.data import data_root
 
-WARC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
+WARC_DIR = data_root() / "warc"
 CC = WARC_DIR / "cc-main-2024-22-whirlwind.warc.gz"
 RESPONSE_ID = "<urn:uuid:2aabeff2-67f5-4608-8466-e87c6296e2b6>"  # manifest.jsonl, record 2
 

@@ -30,6 +30,7 @@ def listings(shared_data, tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow  # the ablation over every listing page
 def test_ablation_report_has_every_file_and_the_scorer_s_figures(listings, tmp_path, capsys):
     out = tmp_path / "report"
     assert evaluate.main(["--listings", str(listings), "--ablation", "--out", str(out), "--warmup", "0",

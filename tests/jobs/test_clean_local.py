@@ -43,7 +43,7 @@ def test_one_document_per_page_in_order_of_ids(spark, shared_data):
 def test_clean_run_writes_documents_and_a_report_that_adds_up(spark, shared_data, tmp_path):
     pages, rows = pages_frame(spark, shared_data, n_real=5)
     pages.write.parquet(str(tmp_path / "pages"))
-    args = job_parser("clean", "").parse_args(["--conf", "cnr.adjust=0"])
+    args = job_parser("clean", "").parse_args(["--conf", "clean.method=cnr", "--conf", "cnr.adjust=0"])
     config = load_config(args)
     report = Report("clean", config)
     n = clean.run(spark, str(tmp_path / "pages"), str(tmp_path / "documents"), config, report,

@@ -134,6 +134,7 @@ def test_split_writes_kept_and_removed_tables_and_export_leaves_the_removed_out(
     assert spark.read.parquet(str(tmp_path / "export" / "parquet")).count() == len(rows) - n_removed
 
 
+@pytest.mark.slow  # a CLI subprocess that starts Spark
 def test_pagesieve_filter_command_writes_the_table_and_its_report(documents_dir, tmp_path):
     import subprocess
     import sys

@@ -11,11 +11,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pagesieve.data import data_root
 from pagesieve.jobs import export, ingest
 from pagesieve.jobs.common import Report, job_parser, load_config
 from pagesieve.schemas import DOCUMENTS
 
-WARC = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
+WARC = data_root() / "warc"
 WHIRLWIND, WGET = "cc-main-2024-22-whirlwind.warc.gz", "wget-2024-sample-0000.warc.gz"
 
 

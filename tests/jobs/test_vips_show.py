@@ -16,6 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
 import vips_layouts as layouts  # noqa: E402
 from browsers import assert_no_chromium_left, chromium_pids  # noqa: E402
 
+pytestmark = pytest.mark.slow  # every test here renders pages in a real Chromium
+
 
 def test_vips_show_draws_the_blocks_and_prints_the_tree(tmp_path, capsys):
     page = tmp_path / "page.html"

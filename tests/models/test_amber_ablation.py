@@ -90,6 +90,7 @@ def test_a_pivot_at_the_common_ancestor_has_no_leading_node():
     assert _paths(annotation_records(body, [ul, *_prices(body)])) == [LIST_ITEMS]
 
 
+@pytest.mark.slow  # a 50,000-item page
 def test_fifty_thousand_items_stay_fast():
     items = "".join(f'<li><a href="/p/{i}">Item {i}</a><span class="price">£{i}</span></li>' for i in range(50_000))
     body = _body(f"<div><p>Results</p><ul>{items}</ul></div>")

@@ -4,11 +4,11 @@ price annotator over the real listing pages of shared/data/listings."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from lxml import html as lxml_html
 
+from pagesieve.data import data_root
 from pagesieve.models.amber import (
     ANNOTATORS,
     Annotation,
@@ -28,7 +28,7 @@ from pagesieve.models.amber import (
 from pagesieve.models.amber.annotators import BATHROOM_NOUNS, BEDROOM_NOUNS, RatingAnnotator, gazetteer_path
 from pagesieve.settings import ConfigError
 
-LISTINGS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "listings"
+LISTINGS = data_root() / "listings"
 
 
 def spans(annotator, text: str) -> list[tuple[str, str]]:

@@ -115,6 +115,7 @@ def test_huge_pages_finish_or_time_out_and_never_crash(amber):
     assert run_pages(amber, [PageInput(big)], timeout_s=2)[0].result.status == "timeout"
 
 
+@pytest.mark.slow  # every listing page
 def test_record_f1_over_all_the_development_listing_pages_stays_above_its_floor(shared_data):
     from pagesieve.eval.listings import aggregate_scores, read_listings
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from lxml import etree
 
 from pagesieve.models.amber.alignment import Candidate, align_records, tag_paths
@@ -98,6 +99,7 @@ def test_alignment_infers_a_missing_attribute_and_drops_poorly_supported_and_sec
     assert all("beds" not in r for r in aligned)
 
 
+@pytest.mark.slow  # a 100,000-item page
 def test_a_100000_item_list_is_handled_without_recursion():
     body = etree.Element("ul")
     items = [etree.SubElement(etree.SubElement(body, "li"), "span") for _ in range(100_000)]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pagesieve.models.quality import judge
 from pagesieve.models.quality.datatrove_peer import DatatroveQuality
 
 
+@pytest.mark.slow  # DataTrove's filters over hundreds of real texts
 def test_verdicts_agree_with_datatrove_on_real_articles(shared_data):
     peer = DatatroveQuality()
     texts = [f.read_text("utf-8", errors="replace") for dataset in ("scrapinghub", "l3s-gn1", "readability")

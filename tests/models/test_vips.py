@@ -22,6 +22,8 @@ from pagesieve.models.vips.extraction import VisualTree, extract_blocks
 from pagesieve.models.vips.main import count_words
 from pagesieve.models.vips.render import Renderer, RenderOptions, with_base
 
+pytestmark = pytest.mark.slow  # every test here renders pages in a real Chromium
+
 
 @pytest.fixture(scope="module")
 def vips():

@@ -1,14 +1,12 @@
 """Web2Text preprocessing and features on hand-checked pages: Collapsed DOM, blocks, Appendix A values."""
 
 import math
-import statistics
-import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 from lxml import etree
 
+from pagesieve.data import data_root
 from pagesieve.models.page import parse_page
 from pagesieve.models.web2text import (
     BINARY_FEATURES,
@@ -26,7 +24,7 @@ from pagesieve.models.web2text import (
 )
 from pagesieve.models.web2text.features import _leaf_count_matrix, _leaf_counts
 
-SCRAPINGHUB = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "scrapinghub" / "input"
+SCRAPINGHUB = data_root() / "scrapinghub" / "input"
 
 SMALL = (b'<html><head><title>x</title><script>var a</script></head><body>'
          b'<div><div><p>Hello <a href="/x">world</a>. This is it!</p></div></div>'
@@ -227,7 +225,7 @@ def test_collapse_then_segment_is_page_blocks():
 
 def _pages():
     files = sorted(SCRAPINGHUB.glob("*.html"))
-    assert len(files) == 24, SCRAPINGHUB
+    assert len(files) == 103, SCRAPINGHUB
     return [parse_page(p.read_bytes()) for p in files]
 
 
@@ -243,17 +241,6 @@ def test_scrapinghub_shapes_finite_deterministic():
         again = page_blocks(page)
         assert again.text == blocks.text and again.xpath == blocks.xpath
         assert np.array_equal(block_features(again), f) and np.array_equal(edge_features(again), e)
-
-
-def test_scrapinghub_speed_report():
-    times = []
-    for page in _pages():
-        start = time.perf_counter()
-        blocks = page_blocks(page)
-        block_features(blocks)
-        edge_features(blocks)
-        times.append((time.perf_counter() - start) * 1000)
-    print(f"\nweb2text collapse + features: median {statistics.median(times):.1f} ms/page over {len(times)} pages")
 
 
 def test_standardise_applies_given_stats():

@@ -14,6 +14,8 @@ What is on it (`expected_pages` is what a crawl must land; `NOT_LANDED` what it 
   /slow                  an HTML page after 1.5 s
   /big                   an HTML page of 2 MB (over the tests' 1 MB download cap)
   /search?a=1&b=2        one page, linked with its arguments in two orders and with a fragment
+  /links?to=URL&to=...   a page linking to the URLs given (linked from nowhere: a test seeds it, e.g. with a
+                         file:// or ftp:// link on this host)
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 N_PAGES = int(os.environ.get("PAGESIEVE_SITE_PAGES", "100"))   # the benchmark serves a bigger site
 N_ORPHANS = 5
@@ -66,6 +68,8 @@ def page(path: str) -> tuple[int, str, bytes, dict[str, str]]:
         return 200, "text/html", html(f"orphan {path[8:]}", ["/"]), {}
     if path.startswith("/private/"):
         return 200, "text/html", html("secret", []), {}
+    if path.startswith("/links?"):
+        return 200, "text/html", html("links", parse_qs(urlsplit(path).query).get("to", [])), {}
     if path == "/search?a=1&b=2":
         return 200, "text/html", html("search results", ["/page-3"]), {}
     if path == "/report":

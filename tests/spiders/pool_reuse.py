@@ -6,7 +6,7 @@ HANDLER is the import path of an HTTP download handler; BASE_URL the local site 
 whose responses leave in one write). `/report` (a PDF by header) is stopped at its headers by pagesieve's
 HtmlOnlyMiddleware, as in a crawl; `/page-1` is requested in the loop turn right after, before the stopped
 connection has closed: the turn in which a crawl's next request to the site can take that connection from the
-pool. One process per run: a Twisted reactor is installed once (STACK.md section 4).
+pool. One process per run: a Twisted reactor is installed once (docs/stack.md#scrapy).
 """
 
 from __future__ import annotations

@@ -22,8 +22,14 @@ STOCK = "scrapy.core.downloader.handlers.http11.HTTP11DownloadHandler"
 pytestmark = pytest.mark.slow  # a Scrapy handler in a subprocess
 
 
-def test_the_crawl_downloads_http_and_https_with_the_pool_safe_handler():
-    assert scrapy_settings(CrawlSettings.load())["DOWNLOAD_HANDLERS"] == {"http": OURS, "https": OURS}
+def test_the_crawl_downloads_http_and_https_with_the_pool_safe_handler_and_nothing_else():
+    from scrapy.settings import Settings
+
+    settings = Settings()
+    settings.setdict(scrapy_settings(CrawlSettings.load()), priority="project")
+    # merged with Scrapy's DOWNLOAD_HANDLERS_BASE as its downloader does: file, ftp, s3, data have no handler
+    handlers = {k: v for k, v in settings.getwithbase("DOWNLOAD_HANDLERS").items() if v is not None}
+    assert handlers == {"http": OURS, "https": OURS}
 
 
 @pytest.mark.parametrize("handler, sent", [

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from crawl_cli import TEST_CRAWL_CONF, crawl, pagesieve
+from crawl_cli import TEST_CRAWL_CONF, crawl, landed, pagesieve
 from local_site import N_ORPHANS, NOT_LANDED, expected_pages, path_of
 
 from pagesieve.schemas import PAGES
@@ -26,14 +26,6 @@ from pagesieve.schemas import PAGES
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow  # Scrapy and the CLI in subprocesses
-
-
-def landed(landing: Path) -> list[dict]:
-    """Every row of every complete shard (no half-written `_tmp-` file may be left)."""
-    names = sorted(p.name for p in landing.iterdir())
-    assert not [n for n in names if n.startswith("_tmp")], names
-    shards = [landing / n for n in names if n.startswith("part-")]
-    return pq.read_table([str(s) for s in shards], schema=PAGES).to_pylist() if shards else []
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +54,8 @@ def test_disallowed_paths_are_never_requested_and_each_url_once(site, full_crawl
     pages = [p for p in requested if p not in ("/robots.txt", "/sitemap.xml")]
     # once each, also the request after a download stopped at its headers (/report, /photo): CI once saw /moved
     # twice, sent on /report's closing connection and again (spiders/handlers.py). Only a failed download is
-    # requested again (Scrapy's retries, README); none fails on this site (the report has no download_error)
+    # requested again (Scrapy's retries, docs/crawl.md#the-crawl); none fails on this site (the report has no
+    # download_error)
     assert [p for p in pages if requested[p] > 1] == []
     assert {f"/orphan-{i}" for i in range(N_ORPHANS)} <= set(requested)   # only the sitemap links them
 
@@ -146,6 +139,6 @@ def test_a_crawl_paused_with_ctrl_c_resumes_from_its_jobdir(site, tmp_path):
     first = json.loads((landing / "_report.json").read_text())
     assert first["finish_reason"] == "shutdown" and 10 <= first["rows"] < 108
     second = crawl(site, landing, "--jobdir", str(jobdir))
-    assert "Resuming crawl" in second.stderr
+    assert "resuming the crawl in" in second.stderr and "  resumed        run 2 of" in second.stderr
     urls = Counter(r["url"] for r in landed(landing))
     assert set(urls) == expected_pages(site.base) and max(urls.values()) == 1

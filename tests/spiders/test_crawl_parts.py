@@ -119,6 +119,7 @@ def test_a_shard_also_rolls_on_time(tmp_path):
     assert len(os.listdir(tmp_path)) == 1
 
 
+@pytest.mark.slow  # a CLI subprocess each
 @pytest.mark.parametrize("argv, message", [
     (["--url", "ftp://h.example/"], "seed 'ftp://h.example/' is not an http(s) URL"),
     (["--url", "http://h.example/", "--conf", "crawl.nosuch=1"], "unknown setting crawl.nosuch; known: "),

@@ -57,7 +57,7 @@ def test_every_landed_page_reaches_documents_exactly_once(site, landing, tmp_pat
     ids = Counter(d["page_id"] for d in docs)
     assert set(ids) == {p["page_id"] for p in landing_pages(landing)} and max(ids.values()) == 1
     assert {d["url"] for d in docs} == expected_pages(site.base)
-    assert {d["status"] for d in docs} == {"ok"} and {d["method"] for d in docs} == {"cnr/1"}
+    assert {d["status"] for d in docs} == {"ok"} and {d["method"] for d in docs} == {"blocknet/1"}  # the default
     report = json.loads((tmp_path / "out" / "_report.json").read_text())
     assert report["by_status"] == {"ok": 108} and report["accounting"]["pages"]["ok"] is True
     assert (report["input_files"], report["input_rows"], report["pages_this_run"]) == (N_SHARDS, 108, 108)
