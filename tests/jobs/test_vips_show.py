@@ -37,7 +37,6 @@ def test_vips_show_draws_the_blocks_and_prints_the_tree(tmp_path, capsys):
     assert (shrunk.size, shrunk.mode) == ((320, 100), "P")
 
 
-@pytest.mark.slow   # real Chromium
 def test_a_very_tall_page_gives_its_top_16384_px_and_says_so(tmp_path, capsys):
     """A page taller than a GPU texture (30,000 px here; 800,000 px ended in "Unable to capture screenshot" after
     8.4 GB): the picture stops at 16,384 px, the tree is still the whole page's, and stderr says so."""
