@@ -258,7 +258,7 @@ class Renderer:
         context.on("page", self._close_popup)
         if o.javascript:
             # Playwright answers a script's WebSocket inside the page and closes it: no connection is tried
-            context.route_web_socket(re.compile(""), lambda socket: socket.close())
+            context.route_web_socket(re.compile(""), lambda ws: ws.close())
         self._cdp = context.new_cdp_session(self._page)
         # The page's one document is the one `set_content` writes. Every navigation request after it (a meta
         # refresh, `location =`, a form, a frame a script adds) is paused here and failed as *aborted*, which
