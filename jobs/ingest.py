@@ -24,6 +24,7 @@ import sys
 from pagesieve.jobs.common import (
     ConfigError,
     Report,
+    check_apart,
     check_output,
     counts_by,
     exit_on_config_error,
@@ -33,7 +34,7 @@ from pagesieve.jobs.common import (
 )
 from pagesieve.schemas import PAGES, spark_schema
 
-__all__ = ["list_archives", "check_profile_name", "run", "main"]
+__all__ = ["list_archives", "check_inputs_apart", "check_profile_name", "run", "main"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,13 @@ def list_archives(inputs: list[str], config) -> list[str]:
     from pagesieve.archives import list_inputs
 
     return list_inputs(inputs, commoncrawl_base=config.job("ingest").commoncrawl_base)
+
+
+def check_inputs_apart(out: str, inputs: list[str], paths: list[str], writes: tuple[str, ...] = ("",)) -> None:
+    """Refuse an `out` (its `writes` parts) that is, holds or lies inside an input: each archive or HTML folder
+    found (`paths`), and each input as typed unless a glob (a folder given whole, its archives inside)."""
+    typed = [p for p in inputs if not any(c in p for c in "*?[")]
+    check_apart(out, [("INPUT", p) for p in dict.fromkeys([*typed, *paths])], writes)
 
 
 def check_profile_name(profile: str) -> None:
@@ -165,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     check_profile_name(args.profile)
     check_output(args.out)
     paths = list_archives(args.inputs, config)
+    check_inputs_apart(args.out, args.inputs, paths)
     spark = spark_session("ingest", args.master, config.spark)
     report = Report("ingest", config)
     n = run(spark, args.inputs, args.out, config, report, force=args.force, profile=args.profile, paths=paths)

@@ -26,6 +26,7 @@ from pagesieve.jobs import filter as quality_filter
 from pagesieve.jobs.common import (
     ConfigError,
     Report,
+    check_apart,
     check_output,
     check_table,
     exit_on_config_error,
@@ -65,6 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.pages:
         check_table(args.pages, "--pages")
     paths = ingest.list_archives(args.inputs, config) if args.inputs else []   # an input matching nothing fails here
+    # what the run replaces or adds to: documents/ and export/, and pages/ when it ingests
+    written = ("documents", "export") if args.pages else ("documents", "export", "pages")
+    if args.pages:
+        check_apart(args.out, [("--pages", args.pages)], written)
+    else:
+        ingest.check_inputs_apart(args.out, args.inputs, paths, written)
     pages = args.pages or f"{out}/pages"
     spark = spark_session("run", args.master, config.spark)
     whole = Report("run", config)
