@@ -33,6 +33,7 @@ from pagesieve.jobs.common import (
     job_parser,
     load_config,
     remove_tree,
+    removed_on_failure,
     spark_session,
     staging_path,
     swap_in,
@@ -94,13 +95,14 @@ def main(argv: list[str] | None = None) -> int:
         steps.append((name, lambda r, i=i, job=stage_jobs[name]: job(spark, tables[i], tables[i + 1], config, r)))
     steps.append(("export", lambda r: export.run(spark, documents, exported, config, r, ["jsonl", "parquet"],
                                                  args.gzip)))
-    for name, step in steps:
-        report = Report(name, config)
-        n = step(report)
-        report.set(**final.get(name, {}))   # the reports name the outputs they are swapped in as
-        stages[name] = report.finish(n, None, quiet=True)
-        if not args.quiet:
-            print(report.summary(), file=sys.stderr)
+    with removed_on_failure(documents, exported, *tables[:-1]):   # a failed run leaves no staging folder
+        for name, step in steps:
+            report = Report(name, config)
+            n = step(report)
+            report.set(**final.get(name, {}))   # the reports name the outputs they are swapped in as
+            stages[name] = report.finish(n, None, quiet=True)
+            if not args.quiet:
+                print(report.summary(), file=sys.stderr)
     n_pages = stages["clean"]["input_rows"]
     records = stages["ingest"]["input_records"] if "ingest" in stages else n_pages
     whole.set(stages=stages, input_records=records, pages=n_pages, by_status=stages["clean"]["by_status"], output=out)
