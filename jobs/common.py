@@ -13,7 +13,6 @@ import logging
 import os
 import posixpath
 import re
-import stat
 import sys
 import time
 import urllib.parse
@@ -24,6 +23,7 @@ from importlib import resources
 from typing import Any
 
 from pagesieve import __version__
+from pagesieve.inputs import check_readable_file
 from pagesieve.schemas import SCHEMA_VERSION
 from pagesieve.settings import ConfigError, load_defaults, load_file, parse_override, settings_dict
 
@@ -141,30 +141,6 @@ def check_table(path: str, flag: str) -> None:
     try:   # a folder we may not list (mode 000 for another user) made Spark print a 300-line trace
         with os.scandir(path) as entries:
             next(entries, None)
-    except OSError as exc:
-        raise ConfigError(f"{flag} {path}: cannot be read: {exc.strerror}") from None
-
-
-def check_readable_file(path: str, flag: str) -> None:
-    """A local input file must be a regular file this process can open (ConfigError naming `flag`).
-
-    Checked by kind before it is opened: a FIFO would block the open, and a folder or a dangling symlink
-    only fails later, deep in a reader.
-    """
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        dangling = " (a symlink to nothing)" if os.path.islink(path) else ""
-        raise ConfigError(f"{flag} {path}: no such file{dangling}") from None
-    except OSError as exc:
-        raise ConfigError(f"{flag} {path}: cannot be read: {exc.strerror}") from None
-    if stat.S_ISDIR(mode):
-        raise ConfigError(f"{flag} {path}: is a folder, expected a file")
-    if not stat.S_ISREG(mode):
-        raise ConfigError(f"{flag} {path}: is not a regular file (a pipe, socket or device)")
-    try:
-        with open(path, "rb") as fh:
-            fh.read(1)
     except OSError as exc:
         raise ConfigError(f"{flag} {path}: cannot be read: {exc.strerror}") from None
 

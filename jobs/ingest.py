@@ -26,6 +26,8 @@ from pagesieve.jobs.common import (
     Report,
     check_apart,
     check_output,
+    check_readable_file,
+    check_table,
     counts_by,
     exit_on_config_error,
     job_parser,
@@ -40,10 +42,20 @@ log = logging.getLogger(__name__)
 
 
 def list_archives(inputs: list[str], config) -> list[str]:
-    """The archives and HTML inputs to read (FileNotFoundError for an input that matches nothing)."""
+    """The archives and HTML inputs to read (FileNotFoundError for an input that matches nothing; ConfigError
+    for a local one this process cannot read: an unreadable archive was counted as 0 pages, exit 0)."""
     from pagesieve.archives import list_inputs
 
-    return list_inputs(inputs, commoncrawl_base=config.job("ingest").commoncrawl_base)
+    paths = list_inputs(inputs, commoncrawl_base=config.job("ingest").commoncrawl_base)
+    for path in paths:
+        if "://" in path and not path.startswith("file://"):
+            continue
+        local = path.removeprefix("file://")
+        if os.path.isdir(local):
+            check_table(local, "INPUT")      # a folder of HTML files: listed like a table
+        else:
+            check_readable_file(local, "INPUT")
+    return paths
 
 
 def check_inputs_apart(out: str, inputs: list[str], paths: list[str], writes: tuple[str, ...] = ("",)) -> None:
