@@ -137,7 +137,8 @@ def check_table(path: str, flag: str) -> None:
         dangling = " (a symlink to nothing)" if os.path.islink(path) else ""
         raise ConfigError(f"{flag} {path}: no such folder{dangling}")
     if not os.path.isdir(path):
-        raise ConfigError(f"{flag} {path}: is a file, expected a table folder")
+        kind = "a file" if os.path.isfile(path) else "a pipe, socket or device"
+        raise ConfigError(f"{flag} {path}: is {kind}, expected a table folder")
     try:   # a folder we may not list (mode 000 for another user) made Spark print a 300-line trace
         with os.scandir(path) as entries:
             next(entries, None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -101,3 +102,48 @@ def test_bad_input_is_refused_with_one_line(command, options, names, places, cap
     assert len(err) == 1 and "Traceback" not in err[0] and names in err[0], err
     assert not (places / "OUT").exists()
     assert seconds < 10, f"{seconds:.1f} s"
+
+
+def _error_as_another_user(check, *args) -> str:
+    """The message `check(*args)` raises when run by a user who is not root and owns nothing here (a forked
+    child that drops to uid/gid 65534 when the tests run as root, for whom mode 000 is no barrier)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:   # the child: never returns into pytest
+        os.close(read)
+        message = ""
+        try:
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)
+            check(*args)
+        except Exception as exc:
+            message = f"{type(exc).__name__}: {exc}"
+        os.write(write, message.encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as fh:
+        message = fh.read().decode()
+    os.waitpid(pid, 0)
+    return message
+
+
+def test_mode_000_inputs_are_refused_for_a_user_who_cannot_read_them():
+    import tempfile
+
+    from pagesieve.inputs import check_readable_file
+
+    base = Path(tempfile.mkdtemp(prefix="pagesieve-mode000-"))    # not under pytest's 0700 tmp folder
+    try:
+        base.chmod(0o755)
+        (base / "table").mkdir(mode=0o000)
+        (base / "seeds.txt").write_text("http://example.com/\n")
+        (base / "seeds.txt").chmod(0o000)
+        (base / "table").chmod(0o000)
+        assert _error_as_another_user(common.check_table, str(base / "table"), "--pages") == (
+            f"ConfigError: --pages {base}/table: cannot be read: Permission denied")
+        assert _error_as_another_user(check_readable_file, str(base / "seeds.txt"), "--seeds") == (
+            f"ConfigError: --seeds {base}/seeds.txt: cannot be read: Permission denied")
+    finally:
+        (base / "table").chmod(0o755)
+        shutil.rmtree(base)
