@@ -187,7 +187,7 @@ def check_apart(out: str, inputs: Iterable[tuple[str, str]], writes: Sequence[st
         for in_flag, path in inputs:
             source = location(path)
             if source == target:
-                relation = "is the same folder as"
+                relation = "is the same path as"
             elif _inside(source, target):
                 relation = "holds"
             elif _inside(target, source):

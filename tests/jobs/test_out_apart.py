@@ -118,10 +118,19 @@ def test_an_input_beside_the_written_parts_of_out_is_accepted():
 ])
 def test_remote_uris_compare_by_their_normalised_string(a, b):
     assert common.location(a) == common.location(b)
-    with pytest.raises(ConfigError, match="is the same folder as --documents"):
+    with pytest.raises(ConfigError, match="is the same path as --documents"):
         common.check_apart(a, [("--documents", b)])
 
 
 def test_remote_and_local_paths_never_overlap(tmp_path):
     common.check_apart("s3://bucket/x", [("--pages", str(tmp_path))])
     common.check_apart(str(tmp_path), [("--pages", "s3://bucket" + str(tmp_path))])
+
+
+def test_vips_show_refuses_to_draw_over_its_page(tmp_path, capsys):
+    page = tmp_path / "page.html"
+    page.write_bytes(b"<html><body><p>a page</p></body></html>")
+    code = cli.main(["vips-show", str(page), "--out", str(page)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "is the same path as URL_OR_FILE" in err[0], err
+    assert page.read_bytes() == b"<html><body><p>a page</p></body></html>"
