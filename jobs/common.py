@@ -160,7 +160,7 @@ def location(path: str) -> str:
         return os.path.realpath(path)
     parts = urllib.parse.urlsplit(path)
     tail = posixpath.normpath("/" + re.sub("/+", "/", parts.path))
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{tail.rstrip('/') or ''}"
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{tail.rstrip('/')}"
 
 
 def _inside(inner: str, outer: str) -> bool:
