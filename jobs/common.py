@@ -6,27 +6,33 @@ Used by composition: a job calls these, it does not subclass anything.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import logging
 import os
+import posixpath
+import re
 import sys
 import time
+import urllib.parse
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from pagesieve import __version__
+from pagesieve.inputs import check_readable_file
 from pagesieve.schemas import SCHEMA_VERSION
 from pagesieve.settings import ConfigError, load_defaults, load_file, parse_override, settings_dict
 
 from .settings import JOB_SETTINGS
 
-__all__ = ["job_parser", "JobConfig", "load_config", "check_output", "check_table", "exit_on_config_error",
-           "spark_session", "Report", "ConfigError", "counts_by", "read_method_pages", "read_pages", "remove_tree",
-           "run_table_job", "staging_path", "swap_in", "write_json"]
+__all__ = ["job_parser", "JobConfig", "load_config", "check_apart", "check_output", "check_readable_file",
+           "check_table", "exit_on_config_error", "spark_session", "Report", "ConfigError", "counts_by", "location",
+           "read_method_pages", "read_pages", "remove_tree", "removed_on_failure", "run_table_job", "staging_path",
+           "swap_in", "write_json"]
 
 log = logging.getLogger("pagesieve")
 
@@ -124,13 +130,73 @@ def check_output(path: str, flag: str = "--out") -> None:
 
 
 def check_table(path: str, flag: str) -> None:
-    """A local input table must be an existing folder (ConfigError, before Spark starts)."""
+    """A local input table must be an existing folder this process can list (ConfigError, before Spark starts)."""
     if "://" in path:
         return
     if not os.path.exists(path):
-        raise ConfigError(f"{flag} {path}: no such folder")
+        dangling = " (a symlink to nothing)" if os.path.islink(path) else ""
+        raise ConfigError(f"{flag} {path}: no such folder{dangling}")
     if not os.path.isdir(path):
-        raise ConfigError(f"{flag} {path}: is a file, expected a table folder")
+        kind = "a file" if os.path.isfile(path) else "a pipe, socket or device"
+        raise ConfigError(f"{flag} {path}: is {kind}, expected a table folder")
+    try:   # a folder we may not list (mode 000 for another user) made Spark print a 300-line trace
+        with os.scandir(path) as entries:
+            next(entries, None)
+    except OSError as exc:
+        raise ConfigError(f"{flag} {path}: cannot be read: {exc.strerror}") from None
+
+
+def location(path: str) -> str:
+    """Where `path` points, as a string two paths can be compared by.
+
+    A local path or `file:` URI: absolute, symlinks and `..` resolved, no trailing slash (`os.path.realpath`,
+    which also resolves a path that does not exist yet as far as it does). Any other URI: scheme and host in
+    lower case, repeated slashes, `.`, `..` and a trailing slash removed from its path (nothing is asked of
+    the remote store).
+    """
+    if path.startswith("file:"):
+        path = urllib.parse.unquote(urllib.parse.urlsplit(path).path) or "/"
+    if "://" not in path:
+        return os.path.realpath(path)
+    parts = urllib.parse.urlsplit(path)
+    tail = posixpath.normpath("/" + re.sub("/+", "/", parts.path))
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{tail.rstrip('/')}"
+
+
+def _inside(inner: str, outer: str) -> bool:
+    return inner == outer or inner.startswith(outer.rstrip("/") + "/")
+
+
+def check_apart(out: str, inputs: Iterable[tuple[str, str]], writes: Sequence[str] = ("",),
+                flag: str = "--out") -> None:
+    """Refuse an output that would overwrite an input (ConfigError, one line, before anything is written).
+
+    Args:
+        out: the job's output folder.
+        inputs: (option, path) of every input the job reads (`("--pages", "out/pages")`).
+        writes: the parts of `out` the job writes ("" the whole folder; `run` writes `documents`, `export`...).
+        flag: the output's option, for the message.
+
+    Raises:
+        ConfigError: a written folder is an input, lies inside one, or holds one (paths compared by
+            `location`: symlinks, `..`, trailing slashes and `file://` resolved).
+    """
+    inputs = list(inputs)
+    for part in writes:
+        target = location(f"{out.rstrip('/')}/{part}" if part else out)
+        for in_flag, path in inputs:
+            source = location(path)
+            if source == target:
+                relation = "is the same path as"
+            elif _inside(source, target):
+                relation = "holds"
+            elif _inside(target, source):
+                relation = "lies inside"
+            else:
+                continue
+            its = f" (its {part}/)" if part else ""
+            raise ConfigError(f"{flag} {out}{its}: {relation} {in_flag} {path}, which the job would overwrite; "
+                              f"give an {flag} apart from its inputs")
 
 
 def exit_on_config_error(main: Callable[[list[str] | None], int], argv: list[str] | None = None,
@@ -285,13 +351,30 @@ def run_table_job(name: str, args: argparse.Namespace, config: JobConfig, input_
     report and swap the staged folder in (`staging_path`, `swap_in`). Returns the job's exit code, 0."""
     check_table(input_path, input_flag)
     check_output(args.out)
+    check_apart(args.out, [(input_flag, input_path)])
     spark = spark_session(name, args.master, config.spark)
     report = Report(name, config)
     staged = staging_path(args.out)   # written beside the old output, swapped in when done
-    n = write(spark, input_path, staged, config, report)
-    report.set(output=args.out).finish(n, staged, args.quiet)
+    with removed_on_failure(staged):
+        n = write(spark, input_path, staged, config, report)
+        report.set(output=args.out).finish(n, staged, args.quiet)
     swap_in(staged, args.out)
     return 0
+
+
+@contextlib.contextmanager
+def removed_on_failure(*paths: str) -> Iterator[None]:
+    """Delete the staging folders `paths` when the block raises (a failed stage leaves no `.staging-*` behind;
+    a killed one's are tidied by the next `staging_path`), then let the error go on."""
+    try:
+        yield
+    except BaseException:
+        for path in paths:
+            try:
+                remove_tree(path)
+            except Exception as exc:   # the job's own error is the one to report
+                log.warning("could not remove the staging folder %s: %s", path, exc)
+        raise
 
 
 def remove_tree(path: str) -> None:

@@ -34,7 +34,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pagesieve.jobs.common import ConfigError, check_output, exit_on_config_error, load_config
+from pagesieve.jobs.common import ConfigError, check_apart, check_output, exit_on_config_error, load_config
 
 __all__ = ["main"]
 
@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         if "://" not in path and not os.path.exists(path):
             raise ConfigError(f"--dataset {path}: no such folder or file")
     check_output(args.out)
+    check_apart(args.out, [("--dataset", path) for path in args.dataset])
     if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {args.cpu})  # "pages/s on one core" must mean one core
     methods, skipped = build_methods(names, {n: config.method_overrides(n) for n in names})
@@ -190,6 +191,7 @@ def main_listings(args: argparse.Namespace) -> int:
     if "://" in args.listings or not os.path.isdir(args.listings):
         raise ConfigError(f"--listings {args.listings}: no such folder")
     check_output(args.out)
+    check_apart(args.out, [("--listings", args.listings)])
     pages = read_listings(args.listings)
     if args.limit:
         pages = pages[: args.limit]

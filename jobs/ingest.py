@@ -24,7 +24,10 @@ import sys
 from pagesieve.jobs.common import (
     ConfigError,
     Report,
+    check_apart,
     check_output,
+    check_readable_file,
+    check_table,
     counts_by,
     exit_on_config_error,
     job_parser,
@@ -33,16 +36,33 @@ from pagesieve.jobs.common import (
 )
 from pagesieve.schemas import PAGES, spark_schema
 
-__all__ = ["list_archives", "check_profile_name", "run", "main"]
+__all__ = ["list_archives", "check_inputs_apart", "check_profile_name", "run", "main"]
 
 log = logging.getLogger(__name__)
 
 
 def list_archives(inputs: list[str], config) -> list[str]:
-    """The archives and HTML inputs to read (FileNotFoundError for an input that matches nothing)."""
+    """The archives and HTML inputs to read (FileNotFoundError for an input that matches nothing; ConfigError
+    for a local one this process cannot read: an unreadable archive was counted as 0 pages, exit 0)."""
     from pagesieve.archives import list_inputs
 
-    return list_inputs(inputs, commoncrawl_base=config.job("ingest").commoncrawl_base)
+    paths = list_inputs(inputs, commoncrawl_base=config.job("ingest").commoncrawl_base)
+    for path in paths:
+        if "://" in path and not path.startswith("file://"):
+            continue
+        local = path.removeprefix("file://")
+        if os.path.isdir(local):
+            check_table(local, "INPUT")      # a folder of HTML files: listed like a table
+        else:
+            check_readable_file(local, "INPUT")
+    return paths
+
+
+def check_inputs_apart(out: str, inputs: list[str], paths: list[str], writes: tuple[str, ...] = ("",)) -> None:
+    """Refuse an `out` (its `writes` parts) that is, holds or lies inside an input: each archive or HTML folder
+    found (`paths`), and each input as typed unless a glob (a folder given whole, its archives inside)."""
+    typed = [p for p in inputs if not any(c in p for c in "*?[")]
+    check_apart(out, [("INPUT", p) for p in dict.fromkeys([*typed, *paths])], writes)
 
 
 def check_profile_name(profile: str) -> None:
@@ -165,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     check_profile_name(args.profile)
     check_output(args.out)
     paths = list_archives(args.inputs, config)
+    check_inputs_apart(args.out, args.inputs, paths)
     spark = spark_session("ingest", args.master, config.spark)
     report = Report("ingest", config)
     n = run(spark, args.inputs, args.out, config, report, force=args.force, profile=args.profile, paths=paths)

@@ -26,12 +26,14 @@ from pagesieve.jobs import filter as quality_filter
 from pagesieve.jobs.common import (
     ConfigError,
     Report,
+    check_apart,
     check_output,
     check_table,
     exit_on_config_error,
     job_parser,
     load_config,
     remove_tree,
+    removed_on_failure,
     spark_session,
     staging_path,
     swap_in,
@@ -66,6 +68,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.pages:
         check_table(args.pages, "--pages")
     paths = ingest.list_archives(args.inputs, config) if args.inputs else []   # an input matching nothing fails here
+    # what the run replaces or adds to: documents/ and export/, and pages/ when it ingests
+    written = ("documents", "export") if args.pages else ("documents", "export", "pages")
+    if args.pages:
+        check_apart(args.out, [("--pages", args.pages)], written)
+    else:
+        ingest.check_inputs_apart(args.out, args.inputs, paths, written)
     pages = args.pages or f"{out}/pages"
     spark = spark_session("run", args.master, config.spark)
     whole = Report("run", config)
@@ -88,13 +96,14 @@ def main(argv: list[str] | None = None) -> int:
         steps.append((name, lambda r, i=i, job=stage_jobs[name]: job(spark, tables[i], tables[i + 1], config, r)))
     steps.append(("export", lambda r: export.run(spark, documents, exported, config, r, ["jsonl", "parquet"],
                                                  args.gzip)))
-    for name, step in steps:
-        report = Report(name, config)
-        n = step(report)
-        report.set(**final.get(name, {}))   # the reports name the outputs they are swapped in as
-        stages[name] = report.finish(n, None, quiet=True)
-        if not args.quiet:
-            print(report.summary(), file=sys.stderr)
+    with removed_on_failure(documents, exported, *tables[:-1]):   # a failed run leaves no staging folder
+        for name, step in steps:
+            report = Report(name, config)
+            n = step(report)
+            report.set(**final.get(name, {}))   # the reports name the outputs they are swapped in as
+            stages[name] = report.finish(n, None, quiet=True)
+            if not args.quiet:
+                print(report.summary(), file=sys.stderr)
     n_pages = stages["clean"]["input_rows"]
     records = stages["ingest"]["input_records"] if "ingest" in stages else n_pages
     whole.set(stages=stages, input_records=records, pages=n_pages, by_status=stages["clean"]["by_status"], output=out)

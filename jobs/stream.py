@@ -31,6 +31,7 @@ from pagesieve.jobs import clean
 from pagesieve.jobs.common import (
     ConfigError,
     Report,
+    check_apart,
     check_output,
     check_table,
     counts_by,
@@ -185,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         raise ConfigError("--max-files must be > 0")
     check_table(args.landing, "--landing")
     check_output(args.out)
+    check_apart(args.out, [("--landing", args.landing)])
     out = args.out.rstrip("/")
     spark = spark_session("stream", args.master, config.spark)
     report = Report("stream", config)

@@ -16,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pagesieve.jobs.common import ConfigError, exit_on_config_error
+from pagesieve.jobs.common import ConfigError, check_apart, check_readable_file, exit_on_config_error
 from pagesieve.settings import parse_override
 
 __all__ = ["main"]
@@ -71,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         if not Path(args.page).is_file():
             raise ConfigError(f"{args.page}: no such file")
+        check_readable_file(args.page, "URL_OR_FILE")
+        check_apart(args.out, [("URL_OR_FILE", args.page)])     # the PNG would replace the page
         body, url = Path(args.page).read_bytes(), args.url
     prepared = prepare(PageInput(body, url=url))
     if prepared.page is None:

@@ -86,8 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     flags = {"depth_limit": args.depth_limit, "max_pages": args.max_pages, "sitemap": args.sitemap,
              "allowed_domains": args.allowed_domains}
     settings = load_crawl_settings(args.config, args.conf, flags)
+    from pagesieve.inputs import check_readable_file
+
     from .spiders.site import read_seeds
 
+    if args.seeds:   # a folder or a symlink to nothing gave a traceback, a FIFO hung the open
+        check_readable_file(args.seeds, "--seeds")
     seeds = read_seeds(args.seeds, args.url)      # ValueError: one line, before the reactor starts
     if os.path.isfile(args.out):
         raise ConfigError(f"--out {args.out}: is a file, expected a folder")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from pagesieve.settings import Settings
+from pagesieve.settings import Settings, check_file
 
 from ..page import (
     INVISIBLE_TAGS,
@@ -35,6 +35,8 @@ MODES = ("amber", "structure", "annotations")
 @dataclass(frozen=True, slots=True)
 class AmberSettings(Settings):
     conf_name = "amber"
+    field_checks = {"learned": check_file}   # a missing file was an empty state: no effect, no word (scripts that
+                                             # build AmberSettings directly may still name one they will write)
 
     schema: str = "real_estate"       # a packaged domain (conf/amber/<name>.toml) or the path of one
     max_tree_nodes: int = 60         # elements of a record compared by the tree edit distance
@@ -48,6 +50,8 @@ class AmberSettings(Settings):
             raise ValueError(f"mode: must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.max_tree_nodes < 1:
             raise ValueError(f"max_tree_nodes must be >= 1, got {self.max_tree_nodes}")
+        if not 0 <= self.min_content_ratio <= 1:   # a share of the main area's content: above 1 kept no area
+            raise ValueError(f"min_content_ratio must be in [0, 1], got {self.min_content_ratio}")
         from .schema import load_schema
 
         schema = load_schema(self.schema)  # a missing or bad domain file fails with the settings, on the driver

@@ -19,11 +19,9 @@ from ..page.weights import read_model_files, write_model_files
 from ..web2text import pad_sequences
 from .features import INPUT_NAMES
 from .net import BlockCNN
+from .settings import PACKAGED_MODELS
 
 __all__ = ["PACKAGED_MODELS", "BlockNetModel"]
-
-# name -> file stem under weights/; scripts/train_blocknet.py writes them
-PACKAGED_MODELS = {"default": "blocknet-default"}
 
 
 class BlockNetModel:

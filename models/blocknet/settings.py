@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve.settings import Settings, check_at_least
+from pagesieve.settings import Settings, check_at_least, check_device, check_threads
 
-__all__ = ["BlockNetSettings"]
+from ..page.weights import model_check
+
+__all__ = ["PACKAGED_MODELS", "BlockNetSettings"]
+
+# name -> file stem under weights/ (scripts/train_blocknet.py writes them); here, not in model.py, so that
+# checking the `model` setting imports no torch
+PACKAGED_MODELS = {"default": "blocknet-default"}
 
 
 @dataclass(frozen=True, slots=True)
 class BlockNetSettings(Settings):
     conf_name = "blocknet"
+    field_checks = {"device": check_device, "threads": check_threads,   # on the driver, before Spark starts
+                    "model": model_check(__package__, PACKAGED_MODELS, "BlockNet", "scripts/train_blocknet.py")}
 
     model: str = "default"
     threshold: float = 0.0

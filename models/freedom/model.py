@@ -9,25 +9,22 @@ package is needed to run a shipped model. The packaged models live in `weights/`
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from ..page.weights import write_model_files
+from ..page.weights import read_model_files, write_model_files
 from .features import FLAG_NAMES, TAGS, NodeInputs, encode_nodes
 from .net import NodeNet
 from .nodes import TextNode
 from .relation import XPATH_TAGS, RelationNet, candidate_pairs, decide, page_candidates, position_ids, xpath_tag_ids
+from .settings import PACKAGED_MODELS
 
 __all__ = ["PACKAGED_MODELS", "FreeDOMModel", "pick_device"]
 
-# name -> file stem under weights/; scripts/train_freedom.py writes them
-PACKAGED_MODELS = {"book": "freedom-book"}
 
 
 def pick_device(device: str) -> torch.device:
@@ -169,17 +166,5 @@ class FreeDOMModel:
     @classmethod
     def load(cls, model: str | Path) -> FreeDOMModel:
         """A packaged model by name (PACKAGED_MODELS) or `<stem>.npz` / `<stem>` with its `.json` beside it."""
-        if str(model) in PACKAGED_MODELS:
-            folder = resources.files(__package__).joinpath("weights")   # also from a zip (--py-files)
-            stem = PACKAGED_MODELS[str(model)]
-            npz_file, meta_file = folder.joinpath(stem + ".npz"), folder.joinpath(stem + ".json")
-            if not npz_file.is_file():
-                raise FileNotFoundError(f"packaged FreeDOM model {model!r} is missing ({stem}.npz); "
-                                        "train it with scripts/train_freedom.py")
-            return cls.from_bytes(npz_file.read_bytes(), json.loads(meta_file.read_text("utf-8")))
-        path = Path(model)
-        stem = path.with_suffix("") if path.suffix == ".npz" else path
-        if not stem.with_suffix(".npz").is_file():
-            raise FileNotFoundError(f"no FreeDOM model at {stem}.npz; packaged ones: {', '.join(PACKAGED_MODELS)}")
-        return cls.from_bytes(stem.with_suffix(".npz").read_bytes(),
-                              json.loads(stem.with_suffix(".json").read_text("utf-8")))
+        return cls.from_bytes(*read_model_files(model, __package__, PACKAGED_MODELS, "FreeDOM",
+                                                "scripts/train_freedom.py"))

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve.settings import Settings, check_at_least
+from pagesieve.settings import Settings, check_at_least, check_device, check_threads
 
-__all__ = ["FreeDOMSettings"]
+from ..page.weights import model_check
+
+__all__ = ["PACKAGED_MODELS", "FreeDOMSettings"]
+
+# name -> file stem under weights/ (scripts/train_freedom.py writes them); here, not in model.py, so that
+# checking the `model` setting imports no torch
+PACKAGED_MODELS = {"book": "freedom-book"}
 
 
 @dataclass(frozen=True, slots=True)
 class FreeDOMSettings(Settings):
     conf_name = "freedom"
+    field_checks = {"device": check_device, "threads": check_threads,   # on the driver, before Spark starts
+                    "model": model_check(__package__, PACKAGED_MODELS, "FreeDOM", "scripts/train_freedom.py")}
 
     model: str = "book"
     schema: str = ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve.settings import FrozenMap, Settings, check_at_least
+from pagesieve.settings import FrozenMap, Settings, check_at_least, check_executable
 
 from .render import RenderOptions
 
@@ -15,6 +15,8 @@ __all__ = ["VIPSSettings"]
 @dataclass(frozen=True, slots=True)
 class VIPSSettings(Settings):
     conf_name = "vips"
+    field_checks = {"executable_path": check_executable}   # a missing browser failed every page after 25-40 s
+
 
     # rendering (models/vips/render.py)
     executable_path: str = "/usr/bin/chromium"

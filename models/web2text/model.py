@@ -18,12 +18,11 @@ import torch
 from ..page.weights import read_model_files, write_model_files
 from .features import EDGE_FEATURE_NAMES, FEATURE_NAMES, FeatureStats, standardise
 from .net import PairwiseCNN, UnaryCNN
+from .settings import PACKAGED_MODELS
 from .viterbi import LAMBDA, viterbi
 
 __all__ = ["PACKAGED_MODELS", "Web2TextModel", "pad_sequences", "pick_device"]
 
-# name -> file stem under weights/; the training command (scripts/train_web2text.py) writes them
-PACKAGED_MODELS = {"default": "web2text-default", "cleaneval": "web2text-cleaneval"}
 _STATS_FIELDS = ("mean", "std", "lo", "hi", "binary")
 
 

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesieve.settings import Settings, check_at_least
+from pagesieve.settings import Settings, check_at_least, check_device, check_threads
 
-__all__ = ["Web2TextSettings"]
+from ..page.weights import model_check
+
+__all__ = ["PACKAGED_MODELS", "Web2TextSettings"]
+
+# name -> file stem under weights/ (scripts/train_web2text.py writes them); here, not in model.py, so that
+# checking the `model` setting imports no torch
+PACKAGED_MODELS = {"default": "web2text-default", "cleaneval": "web2text-cleaneval"}
 
 
 @dataclass(frozen=True, slots=True)
 class Web2TextSettings(Settings):
     conf_name = "web2text"
+    field_checks = {"device": check_device, "threads": check_threads,   # on the driver, before Spark starts
+                    "model": model_check(__package__, PACKAGED_MODELS, "Web2Text", "scripts/train_web2text.py")}
 
     model: str = "default"
     lam: float = 0.1
