@@ -312,7 +312,7 @@ def iter_gold_pages(dataset: str | Path, split: str | None = None) -> Iterator[G
     _warn_skipped(root, skipped)
     for page_id in ids:
         if _input_path(root, page_id) is None:
-            raise ValueError(f"{root}: page {page_id!r} is listed but input/{page_id}.html[.gz] is missing")
+            raise ValueError(f"{root}: page {page_id!r} is listed but input/{page_id}.html is missing (nor .html.gz)")
     return _iter_folder(root, layout, ids, meta)
 
 
