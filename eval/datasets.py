@@ -3,12 +3,19 @@
 Layouts (`describe_dataset(path)["layout"]`):
 
 - "shared": a folder with `input/<id>.html`, `gold/<id>.txt` and `meta.jsonl` (the layout of
-  ../shared/data; `meta.jsonl` gives the URLs), optionally `splits/<name>.txt`.
+  ../shared/data; `meta.jsonl` gives the URLs and the fields `--by` groups on), optionally `splits/<name>.txt`.
 - "folder": the same without `meta.jsonl` (bring your own); ids are the file stems.
 - "annotated": a folder with `input/<id>.html` and CleanEval `gold-annotated/<id>.txt` but no
   `gold/`; the plain gold is derived with `clean_annotated_gold`.
 - "jsonl": a `.jsonl` file, one {"url", "html", "text"} object per line, optional "id" (default:
   the 1-based line number).
+- "snippets": a folder with `input/<id>.html` and `gold-snippets/<id>.json` but no `gold/` (trafilatura's
+  evaluation corpus): no plain gold text, only passages that must (`with`) and must not (`without`) be in
+  the main text.
+
+In folder layouts an input may be gzipped (`input/<id>.html.gz`). Snippet gold is read, in every folder
+layout, from `gold-snippets/<id>.json` ({"with": [...], "without": [...]}) or else from WCXB's
+`gold-json/<id>.json` ({"ground_truth": {"with", "without"}}); a page with neither has none.
 
 In folder layouts a page whose gold file is missing is skipped with a logged warning.
 """
@@ -16,32 +23,47 @@ In folder layouts a page whose gold file is missing is skipped with a logged war
 from __future__ import annotations
 
 import codecs
+import gzip
 import json
 import logging
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "GoldPage",
+    "Snippets",
     "iter_gold_pages",
     "strip_cleaneval_wrapper",
     "clean_annotated_gold",
     "decode_utf8_cp1252",
     "dataset_name",
+    "meta_fields",
+    "read_meta",
+    "read_snippets",
     "describe_dataset",
 "split_files"]
 
 log = logging.getLogger(__name__)
 
 LAYOUTS_HELP = (
-    "accepted layouts: a folder with input/<id>.html and gold/<id>.txt (optionally meta.jsonl and "
-    "splits/<name>.txt); a folder with input/<id>.html and CleanEval gold-annotated/<id>.txt; "
+    "accepted layouts: a folder with input/<id>.html[.gz] and gold/<id>.txt (optionally meta.jsonl and "
+    "splits/<name>.txt); a folder with input/<id>.html[.gz] and CleanEval gold-annotated/<id>.txt; a folder "
+    "with input/<id>.html[.gz] and gold-snippets/<id>.json; "
     'or a .jsonl file of {"url", "html", "text"} objects (optional "id")'
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Snippets:
+    """Passages that must (`with_`) and must not (`without`) be in a page's main text."""
+
+    with_: tuple[str, ...]
+    without: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +71,9 @@ class GoldPage:
     page_id: str
     url: str | None
     html: bytes
-    gold: str
+    gold: str | None                       # plain gold text; None in the "snippets" layout
+    snippets: Snippets | None = None
+    meta: dict[str, Any] = field(default_factory=dict)   # the page's meta.jsonl row (or JSONL row less html/text)
 
 
 def strip_cleaneval_wrapper(html: bytes) -> bytes:
@@ -144,6 +168,8 @@ def _layout(root: Path) -> str:
             return "shared" if (root / "meta.jsonl").is_file() else "folder"
         if (root / "gold-annotated").is_dir():
             return "annotated"
+        if (root / "gold-snippets").is_dir():
+            return "snippets"
     what = "does not exist" if not root.exists() else "is not a dataset"
     raise ValueError(f"{root} {what}; {LAYOUTS_HELP}")
 
@@ -170,7 +196,8 @@ def _read_jsonl(root: Path) -> tuple[list[GoldPage], list[str]]:
                 skipped.append(page_id)
                 continue
             html = strip_cleaneval_wrapper(row["html"].encode("utf-8"))
-            pages.append(GoldPage(page_id, row.get("url"), html, row["text"]))
+            meta = {k: v for k, v in row.items() if k not in ("html", "text")}
+            pages.append(GoldPage(page_id, row.get("url"), html, row["text"], meta=meta))
     return pages, skipped
 
 
@@ -182,13 +209,61 @@ def _folder_ids(root: Path, layout: str, split: str | None) -> tuple[list[str], 
             raise ValueError(f"{root}: no split {split!r} (known: {', '.join(sorted(splits)) or 'none'})")
         ids = splits[split].read_text("utf-8").split()
     else:
-        ids = _page_order([p.stem for p in (root / "input").glob("*.html")])
-    gold_dir = root / ("gold-annotated" if layout == "annotated" else "gold")
+        found = {_input_id(p.name) for p in (root / "input").iterdir()}
+        ids = _page_order([i for i in found if i is not None])
+    gold_dir, suffix = _GOLD[layout]
     have: list[str] = []
     missing: list[str] = []
     for i in ids:
-        (have if (gold_dir / f"{i}.txt").is_file() else missing).append(i)
+        (have if (root / gold_dir / f"{i}{suffix}").is_file() else missing).append(i)
     return have, missing
+
+
+_GOLD = {"shared": ("gold", ".txt"), "folder": ("gold", ".txt"), "annotated": ("gold-annotated", ".txt"),
+         "snippets": ("gold-snippets", ".json")}
+
+
+def _input_id(name: str) -> str | None:
+    for suffix in (".html", ".html.gz"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+def _input_path(root: Path, page_id: str) -> Path | None:
+    for suffix in (".html", ".html.gz"):
+        if (path := root / "input" / f"{page_id}{suffix}").is_file():
+            return path
+    return None
+
+
+def _read_input(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.name.endswith(".gz") else data
+
+
+def read_snippets(root: Path, page_id: str) -> Snippets | None:
+    """The page's snippet gold (see the module docstring), or None when it has none.
+
+    Raises:
+        ValueError: the file is not JSON or its `with` / `without` are not lists of strings.
+    """
+    for path, key in ((root / "gold-snippets" / f"{page_id}.json", None),
+                      (root / "gold-json" / f"{page_id}.json", "ground_truth")):
+        if not path.is_file():
+            continue
+        try:
+            record = json.loads(path.read_text("utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not JSON ({exc})") from None
+        record = (record.get(key) if key else record) or {}
+        lists = [record.get(k) or [] for k in ("with", "without")]
+        if not all(isinstance(x, list) and all(isinstance(t, str) for t in x) for x in lists):
+            raise ValueError(f'{path}: "with" and "without" must be lists of strings')
+        if any(lists):
+            return Snippets(tuple(lists[0]), tuple(lists[1]))
+        return None
+    return None
 
 
 def split_files(root: Path) -> dict[str, Traversable | Path]:
@@ -232,25 +307,33 @@ def iter_gold_pages(dataset: str | Path, split: str | None = None) -> Iterator[G
         pages, skipped = _read_jsonl(root)
         _warn_skipped(root, skipped)
         return iter(pages)
-    urls: dict[str, str | None] = {}
+    meta = read_meta(root)
+    ids, skipped = _folder_ids(root, layout, split)
+    _warn_skipped(root, skipped)
+    for page_id in ids:
+        if _input_path(root, page_id) is None:
+            raise ValueError(f"{root}: page {page_id!r} is listed but input/{page_id}.html is missing (nor .html.gz)")
+    return _iter_folder(root, layout, ids, meta)
+
+
+def read_meta(root: Path) -> dict[str, dict[str, Any]]:
+    """{id: row} of a folder's `meta.jsonl` ({} without one)."""
+    rows: dict[str, dict[str, Any]] = {}
     if (root / "meta.jsonl").is_file():
         with open(root / "meta.jsonl", encoding="utf-8") as fh:
             for line in fh:
                 if line.strip():
                     row = json.loads(line)
-                    urls[str(row["id"])] = row.get("url")
-    ids, skipped = _folder_ids(root, layout, split)
-    _warn_skipped(root, skipped)
-    for page_id in ids:
-        if not (root / "input" / f"{page_id}.html").is_file():
-            raise ValueError(f"{root}: page {page_id!r} is listed but input/{page_id}.html is missing")
-    return _iter_folder(root, layout, ids, urls)
+                    rows[str(row["id"])] = row
+    return rows
 
 
-def _iter_folder(root: Path, layout: str, ids: list[str], urls: dict[str, str | None]) -> Iterator[GoldPage]:
+def _iter_folder(root: Path, layout: str, ids: list[str], meta: dict[str, dict[str, Any]]) -> Iterator[GoldPage]:
     for page_id in ids:
-        html = strip_cleaneval_wrapper((root / "input" / f"{page_id}.html").read_bytes())
-        url = urls.get(page_id)
+        html = strip_cleaneval_wrapper(_read_input(_input_path(root, page_id)))  # type: ignore[arg-type]
+        row = meta.get(page_id, {})
+        url = row.get("url")
+        gold: str | None
         if layout == "annotated":
             raw = decode_utf8_cp1252((root / "gold-annotated" / f"{page_id}.txt").read_bytes())
             gold = clean_annotated_gold(raw)
@@ -258,9 +341,20 @@ def _iter_folder(root: Path, layout: str, ids: list[str], urls: dict[str, str | 
                 first = raw.lstrip("\ufeff").lstrip().split("\n", 1)[0]
                 if first.startswith("URL:"):
                     url = first[4:].strip() or None
+        elif layout == "snippets":
+            gold = None
         else:
             gold = decode_utf8_cp1252((root / "gold" / f"{page_id}.txt").read_bytes()).lstrip("\ufeff")
-        yield GoldPage(page_id, url, html, gold)
+        yield GoldPage(page_id, url, html, gold, read_snippets(root, page_id), row)
+
+
+def meta_fields(dataset: str | Path) -> set[str]:
+    """The fields the pages of a dataset have in meta.jsonl (JSONL: the keys of its rows but "html" and "text")."""
+    root = Path(dataset)
+    if _layout(root) == "jsonl":
+        pages, _ = _read_jsonl(root)
+        return {k for p in pages for k in p.meta}
+    return {k for row in read_meta(root).values() for k in row}
 
 
 def dataset_name(path: str | Path) -> str:

@@ -1,4 +1,5 @@
-"""Extraction metrics: bag-of-words and shingle P/R/F1 on text, exact match, aggregates, block scores."""
+"""Extraction metrics: bag-of-words and shingle P/R/F1 on text, exact match, aggregates, block scores,
+and snippet (with / without passage) counts by trafilatura's protocol."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ __all__ = [
     "aeb_aggregate",
     "block_scores",
     "block_counts_scores",
+    "snippet_counts",
+    "snippet_scores",
 ]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -233,6 +236,53 @@ def block_counts_scores(tp: int, fp: int, fn: int, tn: int) -> dict:
         "precision": precision,
         "recall": recall,
         "f1": f1,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+    }
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _fold_space(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def snippet_counts(predicted: str, with_: Sequence[str], without: Sequence[str]) -> tuple[int, int, int, int]:
+    """(tp, fp, fn, tn) of one page's snippet gold, as trafilatura's own evaluation counts them.
+
+    White-space runs of the output and of each passage are folded to one space (and the ends
+    stripped); then a `with` passage found in the output (plain, case-sensitive substring) is a
+    true positive and one missing a false negative, a `without` passage found is a false positive
+    and one absent a true negative. Protocol of adbar/trafilatura `tests/eval_common.py`
+    (`norm`, `count_item`, commit d5f6da0) and, before it, `tests/comparison.py` / `tests/evaluate.py`
+    (`evaluate_result`).
+    """
+    text = _fold_space(predicted)
+    tp = sum(1 for w in with_ if _fold_space(w) in text)
+    fp = sum(1 for w in without if _fold_space(w) in text)
+    return tp, fp, len(with_) - tp, len(without) - fp
+
+
+def snippet_scores(tp: int, fp: int, fn: int, tn: int) -> dict:
+    """Precision, recall, F1 and accuracy of snippet counts summed over all passages of all pages (micro).
+
+    precision = tp/(tp+fp), recall = tp/(tp+fn), F1 = 2·tp/(2·tp+fp+fn), accuracy = (tp+tn)/all
+    passages; each 0.0 when its denominator is 0 (adbar/trafilatura `tests/eval_common.py`,
+    `ConfusionMatrix.scores`).
+
+    Returns:
+        {"passages", "precision", "recall", "f1", "accuracy", "tp", "fp", "fn", "tn"}.
+    """
+    n = tp + fp + fn + tn
+    return {
+        "passages": n,
+        "precision": tp / (tp + fp) if tp + fp else 0.0,
+        "recall": tp / (tp + fn) if tp + fn else 0.0,
+        "f1": 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0,
+        "accuracy": (tp + tn) / n if n else 0.0,
         "tp": tp,
         "fp": fp,
         "fn": fn,

@@ -2,7 +2,11 @@
 
     pagesieve evaluate --dataset ../shared/data/cleaneval --dataset ../shared/data/scrapinghub \\
         --methods cnr,trafilatura,resiliparse --out report/
+    pagesieve evaluate --dataset ../shared/data/wcxb --dataset ../shared/data/trafilatura-eval \\
+        --by page_type --by language --out report/
 
+Plain gold is scored by bag of words and shingles, snippet gold (`gold-snippets/`, WCXB's `gold-json/`) by
+trafilatura's with/without passage protocol; `--by FIELD` adds the tables per value of a meta.jsonl field.
 Writes `report/report.md` and `report.json` (one table per dataset), `scores.csv` (every method on
 every page) and PNG plots. Runs in one Python process, not on Spark: speed is compared on one
 core with the methods interleaved, which a cluster would blur. A method that cannot be built
@@ -89,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--blocks", action="store_true",
                     help="also score block labels (Web2Text's DOM-leaf blocks, labelled from the gold text)")
+    ap.add_argument("--by", action="append", default=[], metavar="FIELD",
+                    help="also break every table down by this meta.jsonl field (repeatable: --by page_type "
+                         "--by language); scores.csv gets a column per field")
     ap.add_argument("--cpu", type=int, default=0, help="CPU to pin the process to (-1: no pinning)")
     ap.add_argument("--conf", action="append", default=[], metavar="METHOD.KEY=VALUE", help="method settings")
     ap.add_argument("--config", default=None, metavar="FILE", help="TOML file with [method] sections")
@@ -111,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.dataset:
         if "://" not in path and not os.path.exists(path):
             raise ConfigError(f"--dataset {path}: no such folder or file")
+    by = list(dict.fromkeys(args.by))
+    _check_by(by, args.dataset)
     check_output(args.out)
     check_apart(args.out, [("--dataset", path) for path in args.dataset])
     if args.cpu >= 0 and hasattr(os, "sched_setaffinity"):
@@ -126,17 +135,37 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit:
             pages = pages[: args.limit]
         log.info("%s: %d pages, methods %s", name, len(pages), ", ".join(methods))
-        scores += evaluate_pages(name, pages, methods, warmup=args.warmup, blocks=args.blocks)
+        scores += evaluate_pages(name, pages, methods, warmup=args.warmup, blocks=args.blocks, by=by)
         if not args.no_memory:
             limit = min(args.memory_pages, len(pages))
             memory[name] = {m: memory_probe(m, path, split, limit, config.method_overrides(m)) for m in methods}
-    data = write_report(scores, args.out, skipped=skipped, memory=memory, plots=not args.no_plots,
+    data = write_report(scores, args.out, skipped=skipped, memory=memory, plots=not args.no_plots, by=by,
                         config={"methods": names, "datasets": args.dataset, "split": args.split, "limit": args.limit,
-                                "warmup": args.warmup, "cpu": args.cpu, "blocks": args.blocks,
+                                "warmup": args.warmup, "cpu": args.cpu, "blocks": args.blocks, "by": by,
                                 "settings": {n: config.method_overrides(n) for n in methods}})
     print((Path(args.out) / "report.md").read_text(encoding="utf-8"))
     print(f"report: {args.out}/report.md, {len(data['files'])} files", file=sys.stderr)
     return 0
+
+
+def _check_by(by: list[str], datasets: list[str]) -> None:
+    """A --by field must be in the meta.jsonl of at least one dataset and must not shadow a scores.csv column."""
+    from pagesieve.eval.datasets import meta_fields
+    from pagesieve.eval.harness import PageScore
+
+    if not by:
+        return
+    columns = PageScore("", "", "", "", None, None, None, 0.0, 0).row()
+    try:
+        present = set().union(*(meta_fields(path) for path in datasets))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    for field in by:
+        if field in columns:
+            raise ConfigError(f"--by {field}: already a column of scores.csv; group on another meta.jsonl field")
+        if field not in present:
+            raise ConfigError(f"--by {field}: no page of {', '.join(datasets)} has it in meta.jsonl "
+                              f"(fields: {', '.join(sorted(present)) or 'none'})")
 
 
 def main_swde(args: argparse.Namespace) -> int:

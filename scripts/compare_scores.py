@@ -40,6 +40,8 @@ def read_scores(path: Path, metric: str) -> dict[str, dict[str, dict[str, float]
             raise SystemExit(f"compare_scores: {path} has no column {', '.join(sorted(missing))} "
                              "(is it the scores.csv of `pagesieve evaluate`?)")
         for line, row in enumerate(reader, start=2):
+            if row[metric] == "":
+                continue   # a page without that gold (snippet gold only): not scored by this metric
             try:
                 out[row["dataset"]][row["method"]][row["page_id"]] = float(row[metric])
             except ValueError:

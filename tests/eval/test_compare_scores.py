@@ -57,3 +57,13 @@ def test_a_file_that_is_not_a_scores_csv_is_refused(tmp_path):
         compare_scores.main([str(scores), "--method", "theirs", "--against", "a"])
     with pytest.raises(SystemExit):      # argparse: a level of 1.5 is an error, not an interval
         compare_scores.main([str(scores), "--method", "ours", "--against", "a", "--level", "1.5"])
+
+
+def test_pages_without_the_metric_are_left_out(tmp_path, capsys):
+    # a snippet-gold dataset (trafilatura-eval) has empty bow_f1 cells in scores.csv: not a number, not an error
+    rows = [("pool", f"p{i}", m, s) for i in range(3) for m, s in (("ours", 0.9), ("a", 0.8))]
+    rows += [("snip", "s1", "ours", ""), ("snip", "s1", "a", "")]
+    path = write_scores(tmp_path / "scores.csv", rows)  # type: ignore[arg-type]
+    assert compare_scores.main([str(path), "--method", "ours", "--against", "a"]) == 0
+    found = table(capsys.readouterr().out)
+    assert list(found) == ["pool"] and found["pool"][1].startswith("3 (few")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import shutil
@@ -20,6 +21,8 @@ from pagesieve.eval.datasets import (
 DATA = data_root()
 CLEANEVAL = DATA / "cleaneval"
 SCRAPINGHUB = DATA / "scrapinghub"
+WCXB = DATA / "wcxb"
+TRAFILATURA_EVAL = DATA / "trafilatura-eval"
 
 # the conftest fixture fails (never skips) when the shared data folder is missing: CI must have it
 needs_data = pytest.mark.usefixtures("shared_data")
@@ -126,6 +129,41 @@ def test_decode_utf8_cp1252():
     assert decode_utf8_cp1252(data) == "café € \u201cq\u201d café \x81"
 
 
+@needs_data
+def test_wcxb_gzipped_inputs_plain_gold_and_snippets_from_gold_json():
+    info = describe_dataset(WCXB)
+    assert (info["name"], info["layout"], info["pages"], info["skipped"]) == ("wcxb", "shared", 1497, 0)
+    pages = list(iter_gold_pages(WCXB))
+    assert len(pages) == 1497 and [p.page_id for p in pages[:2]] == ["0001", "0002"]
+    first = pages[0]
+    assert first.html == gzip.decompress((WCXB / "input" / "0001.html.gz").read_bytes())
+    assert first.gold.startswith("Fall isn't just pumpkin spice season")
+    assert first.url.startswith("https://scratchculinary.com/2025/09/04/")
+    assert first.meta["page_type"] == "article"
+    assert first.snippets.without == ("Home", "Login", "Order Now", "Chef's Choice Menu Previews")
+    assert len(first.snippets.with_) == 3
+    # 15 gold-json records have neither with nor without passages: no snippet gold there
+    assert sum(p.snippets is None for p in pages) == 15
+    assert {p.meta["page_type"] for p in pages} == {"article", "forum", "product", "listing", "collection",
+                                                    "documentation", "service"}
+
+
+@needs_data
+def test_trafilatura_eval_snippet_only_folder():
+    info = describe_dataset(TRAFILATURA_EVAL)
+    assert (info["name"], info["layout"], info["pages"], info["skipped"]) == ("trafilatura-eval", "snippets", 410, 0)
+    pages = list(iter_gold_pages(TRAFILATURA_EVAL))
+    assert len(pages) == 410 and all(p.gold is None and p.snippets and p.html for p in pages)
+    radon = next(p for p in pages if p.page_id == "bfs.de-radon")
+    assert radon.html.startswith(b"<!doctype html>")
+    assert radon.snippets.without[-1] == "Wie bewerten Sie diesen Artikel?"
+    languages: dict[str, int] = {}
+    for p in pages:
+        languages[p.meta["language"]] = languages.get(p.meta["language"], 0) + 1
+    # the README's counts: de 355, es 25, pl 9, fr 8, pt 5, zh 3, one page each of it, ar, ja, no, ru
+    assert (languages["de"], languages["es"], languages["pl"], len(languages)) == (355, 25, 9, 11)
+
+
 # --- other layouts built in tmp_path -------------------------------------------------------------
 
 
@@ -187,6 +225,28 @@ def test_annotated_only_folder(tmp_path):
         assert pages[page_id].gold == real[page_id].gold
         assert pages[page_id].html == real[page_id].html
     assert pages["1"].url == real["1"].url  # from the URL: line, there being no meta.jsonl
+
+
+def test_snippet_folder_with_gzipped_inputs(tmp_path, caplog):
+    for sub in ("input", "gold-snippets"):
+        (tmp_path / sub).mkdir()
+    (tmp_path / "input" / "z.html.gz").write_bytes(gzip.compress(b"<p>zipped</p>"))
+    (tmp_path / "input" / "p.html").write_bytes(b"<p>plain</p>")
+    (tmp_path / "input" / "n.html").write_bytes(b"<p>no gold</p>")
+    (tmp_path / "gold-snippets" / "z.json").write_text(json.dumps({"with": ["zipped"], "without": ["menu"]}))
+    (tmp_path / "gold-snippets" / "p.json").write_text(json.dumps({"with": ["plain"], "without": []}))
+    (tmp_path / "meta.jsonl").write_text(json.dumps({"id": "z", "url": "http://z.test/", "language": "de"}) + "\n")
+    with caplog.at_level(logging.WARNING, logger="pagesieve.eval.datasets"):
+        pages = list(iter_gold_pages(tmp_path))
+    assert [(p.page_id, p.html, p.gold, p.url) for p in pages] == [
+        ("p", b"<p>plain</p>", None, None), ("z", b"<p>zipped</p>", None, "http://z.test/")]
+    assert (pages[0].snippets.with_, pages[0].snippets.without, pages[0].meta) == (("plain",), (), {})
+    assert pages[1].meta["language"] == "de"
+    assert "1 page(s) without gold skipped: n" in caplog.text
+    assert describe_dataset(tmp_path)["layout"] == "snippets"
+    (tmp_path / "gold-snippets" / "p.json").write_text(json.dumps({"with": "plain"}))
+    with pytest.raises(ValueError, match=r"p.json: \"with\" and \"without\" must be lists of strings"):
+        list(iter_gold_pages(tmp_path))
 
 
 def test_bad_paths(tmp_path):

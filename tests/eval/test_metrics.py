@@ -16,6 +16,8 @@ from pagesieve.eval.metrics import (
     shingle_counts,
     shingle_prf,
     shingles,
+    snippet_counts,
+    snippet_scores,
     tokenize,
 )
 
@@ -236,3 +238,33 @@ def test_block_scores_all_negative_and_zero_division():
 def test_block_scores_length_mismatch():
     with pytest.raises(ValueError, match="lengths differ"):
         block_scores([True, False], [True])
+
+
+# --- snippets (trafilatura's with / without protocol) ------------------------------------------
+
+
+def test_snippet_counts_and_micro_scores_on_hand_made_pages():
+    # page 1: white space folded on both sides, so "quick brown fox" is found across "quick  brown\nfox"
+    #   with: "quick brown fox" found (tp), "lazy dog" missing (fn); without: "Cookie banner" found (fp),
+    #   "Impressum" absent (tn)
+    page1 = snippet_counts("The quick  brown\nfox jumps.\n\nCookie   banner",
+                           ["quick brown fox", "lazy  dog"], [" Cookie banner ", "Impressum"])
+    assert page1 == (1, 1, 1, 1)
+    # page 2: matching is case-sensitive, as trafilatura's: "hello" is not in "Hello World" (fn)
+    page2 = snippet_counts("Hello World", ["Hello World", "hello"], ["Menu"])
+    assert page2 == (1, 0, 1, 1)
+    # an empty output finds nothing: every with passage a fn, every without passage a tn
+    empty = snippet_counts("", ["a b", "c"], ["d"])
+    assert empty == (0, 0, 2, 1)
+    # micro over all passages of the three pages: tp 2, fp 1, fn 4, tn 3 (10 passages)
+    tp, fp, fn, tn = (sum(c) for c in zip(page1, page2, empty, strict=True))
+    s = snippet_scores(tp, fp, fn, tn)
+    assert (s["passages"], s["tp"], s["fp"], s["fn"], s["tn"]) == (10, 2, 1, 4, 3)
+    assert s["precision"] == approx(2 / 3)            # 2 / (2 + 1)
+    assert s["recall"] == approx(2 / 6)               # 2 / (2 + 4)
+    assert s["f1"] == approx(2 * 2 / (2 * 2 + 1 + 4))  # 4/9 = 2PR/(P+R) = 2·(2/3)(1/3)/(2/3 + 1/3)
+    assert s["accuracy"] == approx(5 / 10)            # (2 + 3) / 10
+    # the empty page alone: 0/0 precision and F1 are 0, as in trafilatura's ConfusionMatrix
+    alone = snippet_scores(*empty)
+    assert (alone["precision"], alone["recall"], alone["f1"], alone["accuracy"]) == (0.0, 0.0, 0.0, approx(1 / 3))
+    assert snippet_scores(0, 0, 0, 0)["accuracy"] == 0.0

@@ -86,3 +86,96 @@ def test_evaluate_swde_scores_freedom_per_site_with_and_without_voting(tmp_path)
     assert "| synbook21 |" in (out / "report.md").read_text()
     with pytest.raises(evaluate.ConfigError, match="--swde"):
         evaluate.main(["--swde", "nosuchsite", "--out", str(tmp_path / "x")])
+
+
+def _pool(root: Path) -> Path:
+    """Three hand-made pages: a (article, gzipped, plain + snippet gold), b (forum, language de), c (article,
+    plain gold only)."""
+    import gzip
+
+    for sub in ("input", "gold", "gold-snippets"):
+        (root / sub).mkdir(parents=True)
+    (root / "input" / "a.html.gz").write_bytes(gzip.compress(b"<html><body><p>Alpha beta gamma.</p>"
+                                                             b"<nav>Menu</nav></body></html>"))
+    (root / "input" / "b.html").write_bytes(b"<html><body><p>One two.</p></body></html>")
+    (root / "input" / "c.html").write_bytes(b"<html><body><p>Delta.</p></body></html>")
+    for page_id, gold in (("a", "Alpha beta gamma."), ("b", "One two."), ("c", "Delta.")):
+        (root / "gold" / f"{page_id}.txt").write_text(gold, "utf-8")
+    (root / "gold-snippets" / "a.json").write_text(json.dumps({"with": ["Alpha beta"], "without": ["Menu"]}))
+    (root / "gold-snippets" / "b.json").write_text(json.dumps({"with": ["One two", "three"], "without": ["Login"]}))
+    rows = [{"id": "a", "page_type": "article"}, {"id": "b", "page_type": "forum", "language": "de"},
+            {"id": "c", "page_type": "article", "language": None}]
+    (root / "meta.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def test_by_breaks_every_figure_down_by_a_meta_field(tmp_path, capsys):
+    pool, out = _pool(tmp_path / "pool"), tmp_path / "r"
+    assert evaluate.main(["--dataset", str(pool), "--methods", "all_text", "--by", "page_type", "--by", "language",
+                          "--out", str(out), "--no-memory", "--no-plots", "--warmup", "0", "--cpu", "-1"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["config"]["by"] == ["page_type", "language"]
+    whole = report["datasets"]["pool"]["all_text"]
+    # all_text outputs "Alpha beta gamma. Menu", "One two.", "Delta.": snippets a tp 1 fp 1; b tp 1 fn 1 tn 1
+    assert {k: whole["snippets"][k] for k in ("pages", "tp", "fp", "fn", "tn")} == {
+        "pages": 2, "tp": 2, "fp": 1, "fn": 1, "tn": 1}
+    assert whole["snippets"]["accuracy"] == pytest.approx(3 / 5)
+    by_type = report["by"]["page_type"]["pool"]
+    assert list(by_type) == ["article", "forum"]            # more pages first
+    article, forum = by_type["article"]["all_text"], by_type["forum"]["all_text"]
+    # article: a (BoW P 3/4, R 1, F1 6/7) and c (F1 1); snippets of a only
+    assert (article["pages"], article["gold_pages"], article["snippets"]["pages"]) == (2, 2, 1)
+    assert article["bag_of_words"]["mean"]["f1"] == pytest.approx((6 / 7 + 1) / 2)
+    assert (article["snippets"]["precision"], article["snippets"]["recall"]) == (0.5, 1.0)
+    assert (forum["snippets"]["precision"], forum["snippets"]["recall"]) == (1.0, 0.5)
+    assert forum["snippets"]["accuracy"] == pytest.approx(2 / 3)
+    # a missing or null value is the group "(none)"
+    assert {v: g["all_text"]["pages"] for v, g in report["by"]["language"]["pool"].items()} == {"(none)": 2, "de": 1}
+    with open(out / "scores.csv", newline="", encoding="utf-8") as fh:
+        rows = {r["page_id"]: r for r in csv.DictReader(fh)}
+    assert {i: (r["page_type"], r["language"]) for i, r in rows.items()} == {
+        "a": ("article", "(none)"), "b": ("forum", "de"), "c": ("article", "(none)")}
+    assert (rows["a"]["snippet_tp"], rows["a"]["snippet_fp"], rows["c"]["snippet_tp"]) == ("1", "1", "")
+    md = (out / "report.md").read_text()
+    assert "## pool by page_type" in md and "| article | all_text | 2 | 0 |" in md
+    assert "## pool by language" in md and "| de | all_text | 1 | 0 |" in md
+
+
+def test_by_refuses_a_field_no_page_has(tmp_path):
+    from pagesieve.jobs.common import ConfigError
+
+    pool = _pool(tmp_path / "pool")
+    with pytest.raises(ConfigError, match="--by colour: no page .* has it in meta.jsonl .*fields: id, language, "
+                                          "page_type"):
+        evaluate.main(["--dataset", str(pool), "--methods", "all_text", "--by", "colour", "--out",
+                       str(tmp_path / "r")])
+    with pytest.raises(ConfigError, match="--by status: already a column of scores.csv"):
+        evaluate.main(["--dataset", str(pool), "--methods", "all_text", "--by", "status", "--out",
+                       str(tmp_path / "r")])
+
+
+@pytest.mark.slow
+def test_evaluate_modern_and_non_english_pools(shared_data, tmp_path, capsys):
+    out = tmp_path / "modern"
+    assert evaluate.main(["--dataset", str(shared_data / "wcxb"), "--dataset", str(shared_data / "trafilatura-eval"),
+                          "--methods", "cnr,trafilatura", "--by", "page_type", "--by", "language", "--limit", "10",
+                          "--warmup", "2", "--no-memory", "--no-plots", "--cpu", "-1", "--out", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    wcxb, traf = report["datasets"]["wcxb"], report["datasets"]["trafilatura-eval"]
+    for name in ("cnr", "trafilatura"):
+        # WCXB: plain gold (BoW) and its gold-json snippets; trafilatura-eval: snippets only
+        assert wcxb[name]["pages"] == wcxb[name]["gold_pages"] == 10 and wcxb[name]["snippets"]["pages"] == 10
+        assert 0.5 < wcxb[name]["bag_of_words"]["mean"]["f1"] <= 1
+        assert traf[name]["pages"] == traf[name]["snippets"]["pages"] == 10 and "bag_of_words" not in traf[name]
+        assert 0.5 < traf[name]["snippets"]["f1"] <= 1 and traf[name]["snippets"]["passages"] >= 20
+    # the first 10 WCXB pages are articles; the first 10 trafilatura-eval pages are German
+    assert list(report["by"]["page_type"]) == ["wcxb"] and list(report["by"]["page_type"]["wcxb"]) == ["article"]
+    assert list(report["by"]["language"]) == ["trafilatura-eval"]
+    assert sum(g["cnr"]["pages"] for g in report["by"]["language"]["trafilatura-eval"].values()) == 10
+    md = (out / "report.md").read_text()
+    assert "| method | pages | empty | snippet P | snippet R | snippet F1 | snippet accuracy |" in md
+    assert "## trafilatura-eval by language" in md and "No `page_type` value in meta.jsonl of: trafilatura-eval." in md
+    with open(out / "scores.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 40 and {r["page_type"] for r in rows if r["dataset"] == "wcxb"} == {"article"}
+    assert all(r["bow_f1"] == "" and r["snippet_tp"] != "" for r in rows if r["dataset"] == "trafilatura-eval")
