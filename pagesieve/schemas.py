@@ -17,7 +17,7 @@ __all__ = ["SCHEMA_VERSION", "PAGES", "READER_ROWS", "DOCUMENTS", "QUALITY_COLUM
 SCHEMA_VERSION = 3
 
 PAGE_STATUSES = ("ok", "truncated", "too_large", "bad_encoding")
-DOCUMENT_STATUSES = ("ok", "empty", "not_html", "decode_error", "parse_error", "timeout", "error")
+DOCUMENT_STATUSES = ("ok", "empty", "not_html", "decode_error", "parse_error", "timeout", "too_large", "error")
 FIELD_ORIGINS = ("annotated", "inferred", "model", "voted")
 
 PAGES = pa.schema([
