@@ -144,9 +144,9 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
         path: the archive (read from here; local relative paths resolve against the current directory).
         out: the pages folder.
         max_body_bytes, rows_per_file, rows_per_batch, profile: reader and writer settings.
-        row_group_bytes, file_bytes: a row group (one write of buffered pages) ends when its bodies reach
-            `row_group_bytes` or it has `rows_per_batch` pages; a file when it has `file_bytes` of bodies or
-            `rows_per_file` pages (see `pagesieve.schemas.PAGES_ROW_GROUP_BYTES`).
+        row_group_bytes, file_bytes: a row group (one write of buffered pages) holds at most `row_group_bytes`
+            of bodies (or one page) and `rows_per_batch` pages; a file at most `file_bytes` of bodies (or one
+            row group) and `rows_per_file` pages (see `pagesieve.schemas.PAGES_ROW_GROUP_BYTES`).
         identity: `archive_identity(path)` as the driver saw it (computed here when None); kept in the
             marker and giving the key.
     """
@@ -180,7 +180,8 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
         nonlocal writer, handle, in_file, in_file_bytes, buffered_bytes
         if not pages:
             return
-        if writer is None or in_file >= rows_per_file or in_file_bytes >= file_bytes:
+        full = in_file >= rows_per_file or (in_file > 0 and in_file_bytes + buffered_bytes > file_bytes)
+        if writer is None or full:
             close()
             files.append(f"part-{key}-{len(files):05d}.parquet")
             handle = fs.open(f"{tmp}/{files[-1]}", "wb")
@@ -201,10 +202,12 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
         counts[reason or "page"] += 1
         if reason is None:
             statuses[row["ingest_status"] or "ok"] += 1
+            size = len(row["body"] or b"")
+            if pages and buffered_bytes + size > row_group_bytes:    # a row group holds <= row_group_bytes of
+                flush()                                             # bodies, or one page
             pages.append(row)  # from_pylist takes the schema's columns and leaves the rest
-            buffered_bytes += len(row["body"] or b"")
-            if (len(pages) >= rows_per_batch or in_file + len(pages) >= rows_per_file
-                    or buffered_bytes >= row_group_bytes or in_file_bytes + buffered_bytes >= file_bytes):
+            buffered_bytes += size
+            if len(pages) >= rows_per_batch or in_file + len(pages) >= rows_per_file:
                 flush()
         else:
             skipped.append({k: row[k] for k in SKIPPED.names})

@@ -20,11 +20,12 @@ PAGE_STATUSES = ("ok", "truncated", "too_large", "bad_encoding")
 DOCUMENT_STATUSES = ("ok", "empty", "not_html", "decode_error", "parse_error", "timeout", "too_large", "error")
 FIELD_ORIGINS = ("annotated", "inferred", "model", "voted")
 
-# Writers of `pages` end a Parquet row group once its bodies reach this many bytes (and a file at
-# PAGES_FILE_BYTES), not only after a number of rows: Spark's vectorized reader fills a column batch from one row
-# group, so 150 pages of 16 MB in one group (2.4 GB) failed `clean` with a JVM out-of-memory ("Cannot reserve
-# 1008049014 bytes"). 64 MB: half of Spark's default split (spark.sql.files.maxPartitionBytes, 128 MB), and
-# Spark's Arrow batch bound (spark.sql.execution.arrow.maxBytesPerBatch, conf/spark.toml).
+# Writers of `pages` keep at most this many bytes of bodies in a Parquet row group (or one page), and at most
+# PAGES_FILE_BYTES in a file (or one row group), not only a number of rows: Spark's vectorized reader fills a
+# column batch from one row group, so 150 pages of 16 MB in one group (2.4 GB) failed `clean` with a JVM
+# out-of-memory ("Cannot reserve 1008049014 bytes"). 64 MiB: half of Spark's default split
+# (spark.sql.files.maxPartitionBytes, 128 MiB), and Spark's Arrow batch bound
+# (spark.sql.execution.arrow.maxBytesPerBatch, conf/spark.toml).
 PAGES_ROW_GROUP_BYTES = 64 * 1024 * 1024
 PAGES_FILE_BYTES = 8 * PAGES_ROW_GROUP_BYTES
 

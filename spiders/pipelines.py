@@ -37,7 +37,8 @@ def run_id() -> str:
 
 class ParquetShardPipeline:
     """Buffers page rows and writes them as one shard per `rows_per_shard` rows, `shard_seconds` seconds or
-    PAGES_ROW_GROUP_BYTES of bodies (a shard is one row group, which Spark's reader loads whole).
+    PAGES_ROW_GROUP_BYTES of bodies (a shard is one row group, which Spark's reader loads whole), whichever
+    comes first.
 
     A shard is written whole under `_tmp-<name>`, then renamed with `os.replace` (atomic on a POSIX file
     system): a reader lists either no file or a complete one, never half a shard.

@@ -65,9 +65,9 @@ def test_a_page_whose_share_of_the_shared_stage_overruns_times_out_and_the_rest_
     assert [(o.result.status, o.result.text) for o in outcomes] == [("ok", "1"), ("ok", "2"), ("timeout", ""),
                                                                   ("ok", "1")]
     assert Weighted.passes == 2                                 # stopped once, redone once as a batch
-    assert 450 <= outcomes[2].elapsed_ms < 700                  # its share of the stopped pass: its deadline
-    # the others: their share of the redone pass (20 ms a unit of weight), plus parsing
-    assert [round(o.elapsed_ms / 20) for i, o in enumerate(outcomes) if i != 2] == [1, 2, 1]
+    assert 450 <= outcomes[2].elapsed_ms < 1000                 # its share of the stopped pass: its deadline
+    # the others: their share of the redone pass (20 ms a unit of weight), plus parsing a tiny page
+    assert all(abs(o.elapsed_ms - 20 * w) < 10 for o, w in zip(outcomes[:2] + outcomes[3:], (1, 2, 1), strict=True))
 
 
 def test_the_process_guard_keeps_the_page_deadline_inside_a_batch_too() -> None:
