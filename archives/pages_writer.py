@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pagesieve.archives.rows import RESOURCE_MEDIA_TYPES
-from pagesieve.schemas import PAGES, READER_ROWS, RESOURCES
+from pagesieve.schemas import PAGES, PAGES_FILE_BYTES, PAGES_ROW_GROUP_BYTES, READER_ROWS, RESOURCES
 
 __all__ = ["archive_identity", "archive_key", "archive_uri", "done_markers", "remove_archive", "write_archive_pages"]
 
@@ -136,13 +136,17 @@ def remove_archive(out: str, path: str, *, by_key: bool = False) -> None:
 
 def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_file: int,
                         rows_per_batch: int = 256, profile: str = "auto",
-                        identity: dict[str, Any] | None = None) -> dict[str, Any]:
+                        identity: dict[str, Any] | None = None, row_group_bytes: int = PAGES_ROW_GROUP_BYTES,
+                        file_bytes: int = PAGES_FILE_BYTES) -> dict[str, Any]:
     """Read one archive and commit its pages under `out`; returns the marker (also written).
 
     Args:
         path: the archive (read from here; local relative paths resolve against the current directory).
         out: the pages folder.
         max_body_bytes, rows_per_file, rows_per_batch, profile: reader and writer settings.
+        row_group_bytes, file_bytes: a row group (one write of buffered pages) holds at most `row_group_bytes`
+            of bodies (or one page) and `rows_per_batch` pages; a file at most `file_bytes` of bodies (or one
+            row group) and `rows_per_file` pages (see `pagesieve.schemas.PAGES_ROW_GROUP_BYTES`).
         identity: `archive_identity(path)` as the driver saw it (computed here when None); kept in the
             marker and giving the key.
     """
@@ -165,7 +169,7 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
     resources: list[dict] = []
     writer: pq.ParquetWriter | None = None
     handle = None   # ParquetWriter does not close a file object it was given
-    in_file = 0
+    in_file = in_file_bytes = buffered_bytes = 0
 
     def close() -> None:
         if writer is not None:
@@ -173,18 +177,21 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
             handle.close()
 
     def flush() -> None:
-        nonlocal writer, handle, in_file
+        nonlocal writer, handle, in_file, in_file_bytes, buffered_bytes
         if not pages:
             return
-        if writer is None or in_file >= rows_per_file:
+        full = in_file >= rows_per_file or (in_file > 0 and in_file_bytes + buffered_bytes > file_bytes)
+        if writer is None or full:
             close()
             files.append(f"part-{key}-{len(files):05d}.parquet")
             handle = fs.open(f"{tmp}/{files[-1]}", "wb")
             writer = pq.ParquetWriter(handle, PAGES, compression="zstd")
-            in_file = 0
-        writer.write_table(pa.Table.from_pylist(pages, schema=PAGES))
+            in_file = in_file_bytes = 0
+        writer.write_table(pa.Table.from_pylist(pages, schema=PAGES), row_group_size=len(pages))   # one row group
         in_file += len(pages)
+        in_file_bytes += buffered_bytes
         pages.clear()
+        buffered_bytes = 0
 
     tally: dict[str, Any] = {}
     kwargs: dict[str, Any] = {"max_body_bytes": max_body_bytes, "tally": tally}
@@ -195,7 +202,11 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
         counts[reason or "page"] += 1
         if reason is None:
             statuses[row["ingest_status"] or "ok"] += 1
+            size = len(row["body"] or b"")
+            if pages and buffered_bytes + size > row_group_bytes:    # a row group holds <= row_group_bytes of
+                flush()                                             # bodies, or one page
             pages.append(row)  # from_pylist takes the schema's columns and leaves the rest
+            buffered_bytes += size
             if len(pages) >= rows_per_batch or in_file + len(pages) >= rows_per_file:
                 flush()
         else:

@@ -10,15 +10,24 @@ import pyarrow as pa
 
 __all__ = ["SCHEMA_VERSION", "PAGES", "READER_ROWS", "DOCUMENTS", "QUALITY_COLUMNS", "FILTERED_DOCUMENTS",
            "DEDUP_COLUMNS", "DEDUPED_DOCUMENTS", "RECORDS", "SEGMENTS", "RESOURCES", "FIELD", "BBOX", "PAGE_STATUSES",
-           "DOCUMENT_STATUSES", "FIELD_ORIGINS", "spark_schema"]
+           "DOCUMENT_STATUSES", "FIELD_ORIGINS", "PAGES_FILE_BYTES", "PAGES_ROW_GROUP_BYTES", "spark_schema"]
 
 # 2: pages.source_languages, documents.language_score, and the records and segments tables.
 # 3: the corpus stages' columns of documents: filter's quality_* and removed_by, dedup's dup_cluster and dup_of.
 SCHEMA_VERSION = 3
 
 PAGE_STATUSES = ("ok", "truncated", "too_large", "bad_encoding")
-DOCUMENT_STATUSES = ("ok", "empty", "not_html", "decode_error", "parse_error", "timeout", "error")
+DOCUMENT_STATUSES = ("ok", "empty", "not_html", "decode_error", "parse_error", "timeout", "too_large", "error")
 FIELD_ORIGINS = ("annotated", "inferred", "model", "voted")
+
+# Writers of `pages` keep at most this many bytes of bodies in a Parquet row group (or one page), and at most
+# PAGES_FILE_BYTES in a file (or one row group), not only a number of rows: Spark's vectorized reader fills a
+# column batch from one row group, so 150 pages of 16 MB in one group (2.4 GB) failed `clean` with a JVM
+# out-of-memory ("Cannot reserve 1008049014 bytes"). 64 MiB: half of Spark's default split
+# (spark.sql.files.maxPartitionBytes, 128 MiB), and Spark's Arrow batch bound
+# (spark.sql.execution.arrow.maxBytesPerBatch, conf/spark.toml).
+PAGES_ROW_GROUP_BYTES = 64 * 1024 * 1024
+PAGES_FILE_BYTES = 8 * PAGES_ROW_GROUP_BYTES
 
 PAGES = pa.schema([
     ("page_id", pa.string()),

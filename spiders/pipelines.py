@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from scrapy.exceptions import NotConfigured
 
-from pagesieve.schemas import PAGES
+from pagesieve.schemas import PAGES, PAGES_ROW_GROUP_BYTES
 
 from .items import PageItem
 from .journal import journal_for
@@ -36,7 +36,9 @@ def run_id() -> str:
 
 
 class ParquetShardPipeline:
-    """Buffers page rows and writes them as one shard per `rows_per_shard` rows or `shard_seconds` seconds.
+    """Buffers page rows and writes them as one shard per `rows_per_shard` rows, `shard_seconds` seconds or
+    PAGES_ROW_GROUP_BYTES of bodies (a shard is one row group, which Spark's reader loads whole), whichever
+    comes first.
 
     A shard is written whole under `_tmp-<name>`, then renamed with `os.replace` (atomic on a POSIX file
     system): a reader lists either no file or a complete one, never half a shard.
@@ -53,6 +55,7 @@ class ParquetShardPipeline:
         self.rows: list[dict[str, Any]] = []
         self.urls: list[str] = []        # the requests that fetched the buffered rows (the journal's `done`)
         self.journal: Any = None         # a CrawlJournal with --jobdir (spiders/journal.py)
+        self.body_bytes = 0
         self.opened = time.monotonic()
         self.shards: list[str] = []
         self.prefix = ""
@@ -84,8 +87,13 @@ class ParquetShardPipeline:
             self._timer.start(min(1.0, self.shard_seconds / 4), now=False)
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
-        self.rows.append(item.row())
+        row = item.row()
+        size = len(row.get("body") or b"")
+        if self.rows and self.body_bytes + size > PAGES_ROW_GROUP_BYTES:     # <= 64 MiB of bodies, or one page
+            self.roll()
+        self.rows.append(row)
         self.urls.extend(item.fetched_as or (item.url,))
+        self.body_bytes += size
         if len(self.rows) >= self.rows_per_shard:
             self.roll()
         return item
@@ -115,6 +123,7 @@ class ParquetShardPipeline:
         log.info("landed %s: %d pages", name, len(self.rows))
         self.shards.append(final)
         self.rows, self.urls = [], []
+        self.body_bytes = 0
         return final
 
     def close_spider(self, spider: Any = None) -> None:

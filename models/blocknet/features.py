@@ -21,7 +21,7 @@ from ..page import ParsedPage
 from ..page.context import CONTEXT_BITS
 from ..web2text import FEATURE_NAMES, Blocks, block_features, page_blocks
 
-__all__ = ["CONTEXT_FEATURE_NAMES", "INPUT_NAMES", "context_features", "page_inputs"]
+__all__ = ["CONTEXT_FEATURE_NAMES", "INPUT_NAMES", "block_inputs", "context_features", "page_inputs"]
 
 CONTEXT_FEATURE_NAMES: list[str] = ([f"c{i}.context.{name}" for i, name in enumerate(CONTEXT_BITS, 1)]
                                     + [f"c{i}.{name}" for i, name in enumerate(
@@ -52,7 +52,13 @@ def context_features(blocks: Blocks) -> np.ndarray:
     return out
 
 
-def page_inputs(page: ParsedPage) -> tuple[Blocks, np.ndarray]:
-    """A page's blocks and their (n, 157) raw inputs, columns as `INPUT_NAMES`."""
-    blocks = page_blocks(page, context=True)
-    return blocks, np.hstack([block_features(blocks).astype(np.float32), context_features(blocks)])
+def page_inputs(page: ParsedPage, max_blocks: int | None = None) -> tuple[Blocks, np.ndarray]:
+    """A page's blocks and their (n, 157) raw inputs, columns as `INPUT_NAMES`; TooLargeError (raised while the
+    blocks are built) for a page with more than `max_blocks`."""
+    blocks = page_blocks(page, context=True, max_blocks=max_blocks)
+    return blocks, block_inputs(blocks)
+
+
+def block_inputs(blocks: Blocks) -> np.ndarray:
+    """(n, 157) raw inputs of blocks built with `page_blocks(page, context=True)`."""
+    return np.hstack([block_features(blocks).astype(np.float32), context_features(blocks)])

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..page import Cleaner, CleanResult, ParsedPage, page_title
+from ..page import Cleaner, CleanResult, ParsedPage
 from ..web2text import Blocks, blocks_result, length_groups, pick_device
-from .features import page_inputs
+from ..web2text.method import PageBlocks, page_blocks_within
+from .features import block_inputs
 from .model import BlockNetModel
 from .settings import BlockNetSettings
 
@@ -62,17 +63,22 @@ class BlockNet(Cleaner):
     def process(self, page: ParsedPage) -> CleanResult:
         return self.process_batch([page])[0]
 
-    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
-        blocks, inputs = zip(*(page_inputs(p) for p in pages), strict=True) if pages else ((), ())
-        fits = [i for i, b in enumerate(blocks) if 0 < len(b) <= self.settings.max_blocks]
-        logits = dict(zip(fits, self.predict_logits([inputs[i] for i in fits]), strict=True))
-        results = []
-        for i, (page, page_blocks) in enumerate(zip(pages, blocks, strict=True)):
-            if len(page_blocks) > self.settings.max_blocks:
-                results.append(CleanResult(status="error", title=page_title(page.root),
-                                           error=f"{len(page_blocks)} blocks, over blocknet.max_blocks = "
-                                                 f"{self.settings.max_blocks}"))
-            else:
-                content = self.content(page_blocks, logits[i]) if i in logits else np.zeros(0, dtype=bool)
-                results.append(blocks_result(page, page_blocks, content))
-        return results
+    def process_batch(self, pages: Sequence[ParsedPage]) -> list[CleanResult]:
+        return self.batch_results([self.batch_inputs(p) for p in pages])
+
+    def batch_inputs(self, page: ParsedPage) -> PageBlocks | CleanResult:
+        """Blocks and raw inputs of one page, or its `too_large` result."""
+        blocks = page_blocks_within(page, self.settings.max_blocks, "blocknet.max_blocks", context=True)
+        return blocks if isinstance(blocks, CleanResult) else PageBlocks(page, blocks, (block_inputs(blocks),))
+
+    def batch_weight(self, inputs: PageBlocks | CleanResult) -> float:
+        return 0.0 if isinstance(inputs, CleanResult) else float(len(inputs.blocks))
+
+    def batch_results(self, inputs: Sequence[PageBlocks | CleanResult]) -> list[CleanResult]:
+        """One forward pass over the pages that have blocks."""
+        fits = [i for i, x in enumerate(inputs) if isinstance(x, PageBlocks) and len(x.blocks)]
+        logits = dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
+        return [x if isinstance(x, CleanResult) else
+                blocks_result(x.page, x.blocks, self.content(x.blocks, logits[i]) if i in logits
+                              else np.zeros(0, dtype=bool))
+                for i, x in enumerate(inputs)]

@@ -23,7 +23,7 @@ from .dom import (
     xpath_of,
     xpaths_of,
 )
-from .errors import DecodeError, EmptyPageError, NotHtmlError, PageError, ParseError, one_line
+from .errors import DecodeError, EmptyPageError, NotHtmlError, PageError, ParseError, TooLargeError, one_line
 from .guard import GUARDS, PageTimeout, deadline
 from .method import GROUPINGS, NEEDS, Cleaner, Extractor, Method, Segmenter
 from .parse import MAX_DEPTH, ParsedPage, decode_page, page_from_decoded, page_markup, parse_html, parse_page
@@ -58,7 +58,8 @@ __all__ = ["DecodedText", "decode_body", "looks_binary", "normalise_charset", "B
            "is_element", "iter_text_chunks", "join_paragraphs", "page_title", "tag_path", "title_elements",
            "visible_text", "xpath_of", "xpaths_of", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree",
            "text_nodes",
-           "DecodeError", "EmptyPageError", "NotHtmlError", "PageError", "ParseError", "one_line", "MAX_DEPTH",
+           "DecodeError", "EmptyPageError", "NotHtmlError", "PageError", "ParseError", "TooLargeError", "one_line",
+           "MAX_DEPTH",
            "GUARDS", "PageTimeout", "deadline", "GROUPINGS", "NEEDS", "Cleaner", "Extractor", "Method", "Segmenter",
            "ParsedPage", "SubResource", "css_imports", "page_stylesheets", "resource_key", "stylesheet_urls",
            "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page",

@@ -5,7 +5,8 @@ Modern pages mark their regions: HTML5 sectioning tags (`<article>`, `<nav>`, `<
 node's *context* is the OR of the bits of every element between `<body>` and it, so one integer per text
 holder says "inside an article, inside a comment list, not in a nav". Tree walkers (the Web2Text Collapsed
 DOM) compute it on the way down, `context = parent_context | own_bits(...)`; class and id words are cached
-per distinct value, since a page repeats a few hundred class values thousands of times.
+per distinct value, since a page repeats a few hundred class values thousands of times. Only values of at most
+CACHED_CHARS characters are cached, so the caches are bounded in bytes, not only in entries (see `CACHED_CHARS`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,16 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-__all__ = ["CONTEXT_BITS", "CUE_ATTRIBUTES", "attribute_bits", "own_bits", "tag_bits", "word_bits"]
+__all__ = ["CACHED_CHARS", "CONTEXT_BITS", "CUE_ATTRIBUTES", "attribute_bits", "cached_attribute_bits", "own_bits",
+           "tag_bits", "word_bits"]
+
+# Longest value (characters) that the per-process caches keep. A cache keyed by whole values kept up to 16,384 of
+# them: pages of long unique attributes (generated ids, tracking blobs) grew a worker by 23 MB a page until it was
+# full, +3.4 GB after 150 pages (hostile-pass issue, item 9). With this bound the attribute cache holds at most
+# 16,384 x (256 characters + ~150 bytes of key tuple and string headers), ~7 MB (4x for values of 4-byte
+# characters), and the class-path cache of the Web2Text DOM ~2 MB. Longer values are computed every time; on 300
+# WCXB pages (2025-2026) 530 of 215,757 cue attribute values (0.25%) are longer.
+CACHED_CHARS = 256
 
 # bit order is part of the trained models' input (blocknet features): append, never reorder
 CONTEXT_BITS: tuple[str, ...] = (
@@ -64,10 +74,9 @@ def tag_bits(tag: str) -> int:
     return _TAG_BIT.get(tag, 0)
 
 
-@lru_cache(maxsize=16384)
 def word_bits(value: str | None) -> int:
     """Bits of the words in a class or id value (`post-content`, `commentlist`)."""
-    return _word_bits(value)
+    return _word_bits(value) if value is not None and len(value) > CACHED_CHARS else _cached_word_bits(value)
 
 
 def _word_bits(value: str | None) -> int:
@@ -99,13 +108,17 @@ def own_bits(tag: str, attrs: Sequence[tuple[str, str]]) -> int:
     return bits
 
 
+def attribute_bits(name: str, value: str) -> int:
+    """Bits of one attribute named in CUE_ATTRIBUTES (`own_bits` is the tag's bits ORed with these); cached per
+    (name, value) for values of at most CACHED_CHARS characters."""
+    return _attribute_bits(name, value) if len(value) > CACHED_CHARS else cached_attribute_bits(name, value)
+
+
 # the attributes that carry cues; a walker that reads the attributes anyway ORs `attribute_bits` of these itself
 CUE_ATTRIBUTES = frozenset({"class", "id", "role", "itemprop", "style"})
 
 
-@lru_cache(maxsize=16384)
-def attribute_bits(name: str, value: str) -> int:
-    """Bits of one attribute named in CUE_ATTRIBUTES (`own_bits` is the tag's bits ORed with these)."""
+def _attribute_bits(name: str, value: str) -> int:
     if name == "class" or name == "id":
         return _word_bits(value)
     if name == "role":
@@ -114,3 +127,9 @@ def attribute_bits(name: str, value: str) -> int:
         return _BIT["itemprop_body"] if value.strip().lower() in _BODY_PROPS else 0
     # style: only an inline `display: none` counts
     return _BIT["hidden"] if "none" in value and "display:none" in value.replace(" ", "").lower() else 0
+
+
+# the caches: call them only with values of at most CACHED_CHARS characters (a hot loop that checks the length
+# itself calls `cached_attribute_bits` directly, one Python call less per attribute)
+cached_attribute_bits = lru_cache(maxsize=16384)(_attribute_bits)
+_cached_word_bits = lru_cache(maxsize=16384)(_word_bits)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PageError", "DecodeError", "ParseError", "NotHtmlError", "EmptyPageError", "one_line"]
+__all__ = ["PageError", "DecodeError", "ParseError", "NotHtmlError", "EmptyPageError", "TooLargeError", "one_line"]
 
 
 class PageError(Exception):
@@ -29,6 +29,13 @@ class EmptyPageError(PageError):
     """Nothing to work on: an empty body, or a document without any element content."""
 
     status = "empty"
+
+
+class TooLargeError(PageError):
+    """The page is over a method's size limit (blocks, nodes): it is refused while being built, so that one
+    page cannot take the worker's memory (hostile-pass issue: 13 GB for two pages of tiny inline elements)."""
+
+    status = "too_large"
 
 
 def one_line(failure: BaseException | str, limit: int = 200) -> str:

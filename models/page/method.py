@@ -83,6 +83,25 @@ class Method:
         """One result per page, in order (one by one unless the method batches)."""
         return [self.process(p) for p in pages]
 
+    # A batched method may split `process_batch` in two stages, so that the runner can keep each page to its own
+    # deadline and time (runner.py, "Batches"): `batch_inputs` is one page's own work (its features), timed and
+    # guarded per page; `batch_results` is the work the pages share (one forward pass), whose time the runner
+    # splits by `batch_weight` (blocknet, web2text: blocks). A method that does not split them gets one shared
+    # stage, `process_batch`, split equally between its pages.
+
+    def batch_inputs(self, page: ParsedPage) -> Any:
+        """One page's own part of `process_batch`: its inputs to `batch_results`, or already its Result (a page
+        refused at this stage, e.g. `too_large`)."""
+        return page
+
+    def batch_weight(self, inputs: Any) -> float:
+        """The page's share of `batch_results`' time, relative to the other pages of the batch."""
+        return 1.0
+
+    def batch_results(self, inputs: Sequence[Any]) -> list[Result]:
+        """The shared part: one result per `batch_inputs` value, in order."""
+        return self.process_batch(inputs)
+
     def close(self) -> None:
         """Release what the method holds outside Python's memory (a browser, a GPU context). Idempotent."""
 

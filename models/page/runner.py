@@ -8,10 +8,27 @@ whatever happened; a failure is a result of the method's own kind with its statu
     runner = InlineRunner(CNR(), timeout_s=30)
     outcomes = runner.run([PageInput(body, url=url)])
 
-Batches: a method that batches (`batched`) or needs the pages of a site together (`group_by`) gets one
-`process_batch` call for the pages that parsed, under the page deadline times their number; if that call
-fails or runs out of time, the batch is retried one page at a time, so one bad page cannot mark its
-neighbours.
+Batches: a method that batches (`batched`) or needs the pages of a site together (`group_by`) gets its batch
+in two stages (`Method.batch_inputs`, `Method.batch_results`), and every page keeps its own deadline and its
+own time (a batch of n pages used to get n x the deadline: one page ran 17 s under a 5 s deadline, and its
+`elapsed_ms` was the batch's average, which hid it):
+
+- its own stage, `batch_inputs` (parsing the blocks, building the features), runs page by page, each under the
+  page deadline and timed apart; a page that overruns gets `timeout` (or its exception's status) and leaves the
+  batch;
+- the shared stage, `batch_results` (one forward pass), is timed as a whole and its time split between the pages
+  by `batch_weight` (blocknet and web2text: the page's blocks, which the forward pass is linear in). It may run
+  until the first page would pass its deadline with its share: min over pages of (deadline - own stage) x total
+  weight / page weight. If it is stopped there, that page gets `timeout`, charged its own stage plus its share
+  of the stopped pass (its deadline), and the rest of the batch is redone without it from the inputs already
+  built; a second stop, or any exception, falls back to one page at a time (`process`, each under its own
+  deadline), so one bad page cannot mark its neighbours.
+
+A page's `elapsed_ms` is its decoding and parsing, its own stage and its share of the shared stage that gave its
+result; the time of a stopped pass beyond the stopped page's share is lost work that no page is charged. A method
+that does not split its batch (the default `batch_inputs` returns the page; FreeDOM, whose pages of a site are
+compared together) has only the shared stage, split equally: it runs under n x the deadline as before, and a stop
+falls back to one page at a time, since no page can be told to be the slow one.
 """
 
 from __future__ import annotations
@@ -23,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .errors import PageError, one_line
-from .guard import deadline
+from .guard import PageTimeout, deadline
 from .method import Method
 from .parse import ParsedPage, decode_page, page_from_decoded
 from .resources import SubResource
@@ -157,34 +174,98 @@ def run_page(method: Method, page: PageInput, timeout_s: float | None = None) ->
     return Outcome(result, (time.perf_counter() - start) * 1000)
 
 
+@dataclass(slots=True)
+class _Staged:
+    """A page of a batch after its own stage: its index, `batch_inputs` value, that stage's ms and its weight."""
+
+    index: int
+    inputs: Any
+    ms: float
+    weight: float
+
+
+def _own_stages(method: Method, prepared: Sequence[Prepared], timeout_s: float | None,
+                outcomes: list[Outcome | None]) -> list[_Staged]:
+    """`batch_inputs` of each parsed page under its own deadline; a page that fails or is already decided gets
+    its outcome here and is left out of the batch."""
+    staged = []
+    for i, p in enumerate(prepared):
+        if p.page is None:
+            outcomes[i] = Outcome(run_prepared(method, p).result, p.ms)
+            continue
+        start = time.perf_counter()
+        try:
+            with deadline(timeout_s):
+                inputs = method.batch_inputs(p.page)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a status row
+            outcomes[i] = Outcome(method.result_type.failure(*failure_of(exc)),
+                                  p.ms + (time.perf_counter() - start) * 1000)
+            continue
+        ms = (time.perf_counter() - start) * 1000
+        if isinstance(inputs, method.result_type):      # decided by its own stage (too_large)
+            outcomes[i] = Outcome(inputs, p.ms + ms)
+        else:
+            staged.append(_Staged(i, inputs, ms, max(float(method.batch_weight(inputs)), 0.0)))
+    if staged and sum(s.weight for s in staged) <= 0:   # no weights to go by: equal shares
+        for s in staged:
+            s.weight = 1.0
+    return staged
+
+
+def _allowance(staged: Sequence[_Staged], timeout_s: float | None) -> tuple[float | None, int]:
+    """How long the shared stage may run before the first page's share would pass its deadline, and that page."""
+    if not timeout_s:
+        return None, -1
+    total = sum(s.weight for s in staged)
+    return min(((timeout_s - s.ms / 1000) * total / s.weight, k) for k, s in enumerate(staged) if s.weight > 0)
+
+
 def run_pages(method: Method, pages: Sequence[PageInput], timeout_s: float | None = None) -> list[Outcome]:
-    """One outcome per page, in order (see the module docstring for batches and their fallback)."""
+    """One outcome per page, in order (see the module docstring for batches, their deadlines and times)."""
     if not (method.batched or method.group_by):
         return [run_page(method, p, timeout_s) for p in pages]
     prepared = [prepare(p) for p in pages]
     outcomes: list[Outcome | None] = [None] * len(pages)
-    parsed = []
-    for i, p in enumerate(prepared):
-        if p.page is None:
-            outcomes[i] = Outcome(run_prepared(method, p).result, p.ms)
-        else:
-            parsed.append(i)
-    start = time.perf_counter()
-    try:
-        # the batch gets every page's allowance; when it runs out, the retry below gives each page its own
-        with deadline(timeout_s * len(parsed) if timeout_s else None):
-            batch = method.process_batch([prepared[i].page for i in parsed])
-        if len(batch) != len(parsed):
-            raise RuntimeError(f"process_batch returned {len(batch)} results for {len(parsed)} pages")
-        share = (time.perf_counter() - start) * 1000 / max(len(parsed), 1)
-        for i, result in zip(parsed, batch, strict=True):
-            outcomes[i] = Outcome(result, prepared[i].ms + share)
-    except Exception as exc:  # noqa: BLE001
-        _warn_once("batch_failure", f"{one_line(exc)}; retrying page by page")
-        for i in parsed:
-            outcome = run_prepared(method, prepared[i], timeout_s)
-            outcomes[i] = Outcome(outcome.result, prepared[i].ms + outcome.elapsed_ms)
+    staged = _own_stages(method, prepared, timeout_s, outcomes)
+    splits = type(method).batch_inputs is not Method.batch_inputs
+    stops = 0
+    while staged:
+        allowance, slowest = _allowance(staged, timeout_s)
+        start = time.perf_counter()
+        try:
+            if allowance is not None and allowance <= 0:
+                raise PageTimeout("page deadline exceeded")
+            with deadline(allowance):
+                batch = method.batch_results([s.inputs for s in staged])
+            if len(batch) != len(staged):
+                raise RuntimeError(f"batch_results returned {len(batch)} results for {len(staged)} pages")
+        except PageTimeout as exc:
+            stops += 1
+            if splits and stops == 1:       # the page whose share ran out leaves; the rest is redone without it
+                s = staged.pop(slowest)
+                share = (time.perf_counter() - start) * 1000 * s.weight / sum(x.weight for x in staged + [s])
+                outcomes[s.index] = Outcome(method.result_type.failure(*failure_of(exc)),
+                                            prepared[s.index].ms + s.ms + share)
+                continue
+            _one_by_one(method, prepared, staged, timeout_s, outcomes, exc)
+            break
+        except Exception as exc:  # noqa: BLE001
+            _one_by_one(method, prepared, staged, timeout_s, outcomes, exc)
+            break
+        spent, total = (time.perf_counter() - start) * 1000, sum(s.weight for s in staged)
+        for s, result in zip(staged, batch, strict=True):
+            outcomes[s.index] = Outcome(result, prepared[s.index].ms + s.ms + spent * s.weight / total)
+        break
     return [o for o in outcomes if o is not None]
+
+
+def _one_by_one(method: Method, prepared: Sequence[Prepared], staged: Sequence[_Staged], timeout_s: float | None,
+                outcomes: list[Outcome | None], exc: BaseException) -> None:
+    """The fallback: the batch's remaining pages one at a time (`process`), each under its own deadline."""
+    _warn_once("batch_failure", f"{one_line(exc)}; retrying page by page")
+    for s in staged:
+        outcome = run_prepared(method, prepared[s.index], timeout_s)
+        outcomes[s.index] = Outcome(outcome.result, prepared[s.index].ms + outcome.elapsed_ms)
 
 
 class InlineRunner:

@@ -8,7 +8,10 @@ one rebuild. A child that dies (a segfault, the kernel's OOM killer) is treated 
 it was on gets an `error` row, the child is restarted, and the remaining pages go on.
 
 Pages go to the child in one message per batch and outcomes come back one message per page, so the
-deadline is per page as with the alarm. Linux `fork`: the child starts with the parent's imports and
+deadline is per page as with the alarm. A batch goes in one message too, and the child keeps each of its pages
+to its own deadline with the alarm (`run_pages`); the parent kills the child only when the whole batch takes
+longer than BATCH_BACKSTOP times the pages' deadlines (a C call the alarm cannot stop), then retries it page
+by page. Linux `fork`: the child starts with the parent's imports and
 leaves with `os._exit`, so it never flushes buffers it inherited (a Spark worker's socket to the JVM).
 """
 
@@ -30,6 +33,9 @@ log = logging.getLogger(__name__)
 
 # The child builds the method before it answers: a model or a browser can take a while to load.
 START_TIMEOUT_S = 600.0
+# A batch the child runs under per-page alarms takes at most about: every page's own stage, two stopped shared
+# stages (each up to the pages' deadlines) and the page-by-page fallback, i.e. < 4 x n x the deadline.
+BATCH_BACKSTOP = 4
 
 
 class _Stopped(Exception):
@@ -40,7 +46,7 @@ class _Stopped(Exception):
         self.died = died
 
 
-def _serve(conn: Any, method_class: type[Method], settings: Any) -> None:
+def _serve(conn: Any, method_class: type[Method], settings: Any, timeout_s: float | None = None) -> None:
     """The child's loop: build the method once, then answer ("pages" | "batch", pages) until None."""
     try:
         method = method_class(settings)
@@ -52,7 +58,7 @@ def _serve(conn: Any, method_class: type[Method], settings: Any) -> None:
         while (message := conn.recv()) is not None:
             what, pages = message
             if what == "batch":
-                conn.send(run_pages(method, pages))
+                conn.send(run_pages(method, pages, timeout_s))
             else:
                 for page in pages:
                     conn.send(run_page(method, page))
@@ -78,7 +84,8 @@ class SupervisedRunner:
 
     def _start(self) -> None:
         parent_end, child_end = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(child_end, self.method_class, self.settings),
+        process = self._context.Process(target=_serve,
+                                        args=(child_end, self.method_class, self.settings, self.timeout_s),
                                         name=f"pagesieve-{self.method_class.name}", daemon=True)
         process.start()
         child_end.close()
@@ -119,7 +126,7 @@ class SupervisedRunner:
         if self._batched and pages:
             self._send(("batch", pages))
             try:
-                outcomes = self._receive(self.timeout_s * len(pages) if self.timeout_s else None)
+                outcomes = self._receive(BATCH_BACKSTOP * self.timeout_s * len(pages) if self.timeout_s else None)
                 if len(outcomes) == len(pages):
                     return outcomes
             except _Stopped as exc:

@@ -32,14 +32,19 @@ from dataclasses import dataclass
 import numpy as np
 from lxml import etree
 
-from ..page import BLOCK_TAGS, INVISIBLE_TAGS, ParsedPage, xpaths_of
-from ..page.context import CUE_ATTRIBUTES, attribute_bits, tag_bits
+from ..page import BLOCK_TAGS, INVISIBLE_TAGS, ParsedPage, TooLargeError, xpaths_of
+from ..page.context import CACHED_CHARS, CUE_ATTRIBUTES, attribute_bits, cached_attribute_bits, tag_bits
 
-__all__ = ["FORM_TAGS", "CollapsedDOM", "Blocks", "collapse_dom", "segment_blocks", "page_blocks"]
+__all__ = ["FORM_TAGS", "NODES_PER_BLOCK", "CollapsedDOM", "Blocks", "collapse_dom", "segment_blocks", "page_blocks"]
 
 # "contains form element" (Appendix A, b48): the appendix names no tags; we take these.
 FORM_TAGS = frozenset({"form", "input", "select", "textarea", "button"})
 TEXT_TAG = "#text"
+# A walk limited to `max_blocks` blocks also stops at this many raw nodes (elements and text nodes under <body>)
+# per block allowed, so that a page of text-less elements (`<span></span>` x 2 million) is refused as early:
+# on 120 benchmark pages (google-trends, wcxb, dragnet) the raw tree holds 1.3 to 8.7 elements per text node,
+# median 2.6. Each raw node costs ~300 bytes of Python lists while the walk runs (scripts/bench_page_memory.py).
+NODES_PER_BLOCK = 10
 
 
 @dataclass(slots=True)
@@ -114,11 +119,14 @@ def _hidden_len(element: etree._Element) -> int:
     return n
 
 
-@functools.lru_cache(maxsize=4096)
-def _token(tag: str, class_attr: str | None) -> str:
-    """One class-path step: `a.link.nav` (classes sorted, so attribute order does not matter); pages repeat a
-    few (tag, class) pairs thousands of times, hence the cache."""
+def _class_token(tag: str, class_attr: str | None) -> str:
+    """One class-path step: `a.link.nav` (classes sorted, so attribute order does not matter)."""
     return ".".join([tag.lower(), *sorted((class_attr or "").split())])
+
+
+# pages repeat a few (tag, class) pairs thousands of times, hence the cache; only for class values of at most
+# CACHED_CHARS characters, so that it stays bounded in bytes (`pagesieve.models.page.context.CACHED_CHARS`)
+_cached_token = functools.lru_cache(maxsize=4096)(_class_token)
 
 
 @dataclass(slots=True)
@@ -140,9 +148,11 @@ class _Raw:
     depth: list[int]                 # open elements from <body> down to the node, itself included
 
 
-def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
+def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Raw, int]:
     """Build the raw content tree of the body and the estimated source length of the whole page (with each
     node's context bits if `context`, else zeros: they cost about 1 us per element, which Web2Text never reads).
+    With `max_blocks`, raise TooLargeError as soon as the tree holds more text nodes (each is one block) or more
+    than NODES_PER_BLOCK times as many nodes: the limit bounds the walk's memory, not only what comes after it.
 
     This loop runs once per element and text node of every page and is most of the Collapsed DOM's time, hence
     `walk_tree`'s events inlined here (lxml's iterwalk, no generator in between), each element's tag and
@@ -167,6 +177,9 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
     links = 0
     pending_break = False
     last_text = -1                   # raw index of the latest text node
+    n_texts = 0
+    max_texts = max_blocks if max_blocks is not None else -1
+    max_nodes = max_blocks * NODES_PER_BLOCK if max_blocks is not None else -1
 
     # `walk_tree(root, INVISIBLE_TAGS)`, inlined: the walk skips the never-rendered subtrees (head, scripts, ...)
     # but the estimate counts their markup
@@ -200,8 +213,12 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
                         if name == "class":
                             class_attr = value
                         if own and name in CUE_ATTRIBUTES:
-                            bits |= attribute_bits(name, value)
+                            bits |= (cached_attribute_bits(name, value) if len(value) <= CACHED_CHARS
+                                     else attribute_bits(name, value))
                 if inside:
+                    if len(parents) == max_nodes:
+                        raise TooLargeError(f"more than {max_nodes} elements and text nodes in the body "
+                                            f"({NODES_PER_BLOCK} per block allowed)")
                     if tag in BLOCK_TAGS:
                         pending_break = True
                     add_element(node)
@@ -216,7 +233,10 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
                     add_break(False)
                     add_context(contexts[parent] | bits if own else 0)
                     add_depth(len(open_nodes) + 1)
-                    key = (path_of[parent] if parent >= 0 else -1, _token(tag_name, class_attr))
+                    token = (_cached_token(tag_name, class_attr)
+                             if class_attr is None or len(class_attr) <= CACHED_CHARS
+                             else _class_token(tag_name, class_attr))
+                    key = (path_of[parent] if parent >= 0 else -1, token)
                     add_path(paths.setdefault(key, len(paths)))
                     open_nodes.append(len(parents) - 1)
                     open_tags.append(tag)
@@ -249,6 +269,11 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
                     texts[last_text] += text                    # only comments / hidden tags in between
                     stops[last_text] = pos + len(text)
                 else:
+                    if n_texts == max_texts or len(parents) == max_nodes:
+                        raise TooLargeError(f"more than {max_blocks} blocks" if n_texts == max_texts else
+                                            f"more than {max_nodes} elements and text nodes in the body "
+                                            f"({NODES_PER_BLOCK} per block allowed)")
+                    n_texts += 1
                     add_element(element[holder])
                     add_is_text(True)
                     add_parent(holder)
@@ -270,17 +295,18 @@ def _walk(page: ParsedPage, context: bool) -> tuple[_Raw, int]:
     return r, pos
 
 
-def collapse_dom(page: ParsedPage, context: bool = False) -> CollapsedDOM:
+def collapse_dom(page: ParsedPage, context: bool = False, max_blocks: int | None = None) -> CollapsedDOM:
     """Section 3.1: prune the body's tree and merge single-child parents into their child.
 
     With `context`, each leaf also gets the context bits of the elements above its text (`CollapsedDOM.context`,
-    used by blocknet; all zero otherwise).
+    used by blocknet; all zero otherwise). With `max_blocks`, a page with more blocks (or more than
+    NODES_PER_BLOCK times as many raw nodes) raises TooLargeError during the walk, before the rest is built.
 
     The raw tree is in pre-order and each node knows its subtree's last node, so the subtree sums (has it text,
     has it a form element), the kept children, the chains and each CDOM node's end are numpy over the raw
     arrays, not Python loops over every raw node.
     """
-    r, source_length = _walk(page, context)
+    r, source_length = _walk(page, context, max_blocks)
     n = len(r.parent)
     parent = np.array(r.parent, dtype=np.intp)
     last = np.array(r.last, dtype=np.intp)
@@ -362,6 +388,6 @@ def segment_blocks(cdom: CollapsedDOM) -> Blocks:
                   tag=[cdom.holder[k].tag.lower() for k in cdom.leaves])
 
 
-def page_blocks(page: ParsedPage, context: bool = False) -> Blocks:
-    """`segment_blocks(collapse_dom(page, context))`."""
-    return segment_blocks(collapse_dom(page, context))
+def page_blocks(page: ParsedPage, context: bool = False, max_blocks: int | None = None) -> Blocks:
+    """`segment_blocks(collapse_dom(page, context, max_blocks))`; TooLargeError over `max_blocks`."""
+    return segment_blocks(collapse_dom(page, context, max_blocks))

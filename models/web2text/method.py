@@ -3,17 +3,37 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from ..page import Cleaner, CleanResult, ParsedPage, join_paragraphs, page_title
+from ..page import Cleaner, CleanResult, ParsedPage, TooLargeError, join_paragraphs, page_title
 from .dom import Blocks, page_blocks
 from .features import page_features
 from .model import Web2TextModel, pick_device
 from .settings import Web2TextSettings
 
-__all__ = ["Web2Text", "length_groups", "blocks_text", "blocks_result"]
+__all__ = ["Web2Text", "PageBlocks", "length_groups", "blocks_text", "blocks_result", "page_blocks_within"]
+
+
+@dataclass(frozen=True, slots=True)
+class PageBlocks:
+    """A page's own stage of a block method's batch (`Method.batch_inputs`): its blocks and their raw inputs."""
+
+    page: ParsedPage
+    blocks: Blocks
+    inputs: tuple[np.ndarray, ...]
+
+
+def page_blocks_within(page: ParsedPage, max_blocks: int, setting: str, context: bool = False
+                       ) -> Blocks | CleanResult:
+    """The page's blocks, or its `too_large` result when it has more than `max_blocks` (checked while the blocks
+    are built: `collapse_dom`); `setting` names the limit in the error, e.g. "blocknet.max_blocks"."""
+    try:
+        return page_blocks(page, context=context, max_blocks=max_blocks)
+    except TooLargeError as exc:
+        return CleanResult(status="too_large", title=page_title(page.root), error=f"{exc} ({setting} = {max_blocks})")
 
 
 def length_groups(lengths: Sequence[int], max_blocks: int, min_fill: float = 0.5) -> list[list[int]]:
@@ -96,11 +116,21 @@ class Web2Text(Cleaner):
     def process(self, page: ParsedPage) -> CleanResult:
         return self.process_batch([page])[0]
 
-    def process_batch(self, pages: list[ParsedPage]) -> list[CleanResult]:
-        blocks = [page_blocks(p) for p in pages]
-        fits = [i for i, b in enumerate(blocks) if len(b) <= self.settings.max_blocks]
-        labels = dict(zip(fits, self.predict_blocks([blocks[i] for i in fits]), strict=True))
-        return [blocks_result(p, b, labels[i]) if i in labels else
-                CleanResult(status="error", title=page_title(p.root),
-                            error=f"{len(b)} blocks, over web2text.max_blocks = {self.settings.max_blocks}")
-                for i, (p, b) in enumerate(zip(pages, blocks, strict=True))]
+    def process_batch(self, pages: Sequence[ParsedPage]) -> list[CleanResult]:
+        return self.batch_results([self.batch_inputs(p) for p in pages])
+
+    def batch_inputs(self, page: ParsedPage) -> PageBlocks | CleanResult:
+        """Blocks and block/edge features of one page, or its `too_large` result."""
+        blocks = page_blocks_within(page, self.settings.max_blocks, "web2text.max_blocks")
+        return blocks if isinstance(blocks, CleanResult) else PageBlocks(page, blocks, page_features(blocks))
+
+    def batch_weight(self, inputs: PageBlocks | CleanResult) -> float:
+        return 0.0 if isinstance(inputs, CleanResult) else float(len(inputs.blocks))
+
+    def batch_results(self, inputs: Sequence[PageBlocks | CleanResult]) -> list[CleanResult]:
+        """One forward pass (and Viterbi) over the pages' features."""
+        fits = [i for i, x in enumerate(inputs) if isinstance(x, PageBlocks)]
+        labels = dict(zip(fits, self.predict_features([inputs[i].inputs[0] for i in fits],
+                                                      [inputs[i].inputs[1] for i in fits]), strict=True))
+        return [x if isinstance(x, CleanResult) else blocks_result(x.page, x.blocks, labels[i])
+                for i, x in enumerate(inputs)]

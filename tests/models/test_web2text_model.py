@@ -156,14 +156,14 @@ def test_method_statuses_and_registry(real_pages):
 
 
 @pytest.mark.slow
-def test_a_page_over_max_blocks_is_an_error_row_and_its_batch_goes_on(real_pages):
+def test_a_page_over_max_blocks_is_a_too_large_row_and_its_batch_goes_on(real_pages):
     limit = sorted(len(page_blocks(p)) for p in real_pages)[len(real_pages) // 2]
     capped = build_method("web2text", {"device": "cpu", "max_blocks": limit})
     results = capped.process_batch(real_pages)
     full = build_method("web2text", {"device": "cpu"}).process_batch(real_pages)
     for page, got, expected in zip(real_pages, results, full, strict=True):
         if len(page_blocks(page)) > limit:
-            assert got.status == "error" and "max_blocks" in got.error and got.text == ""
+            assert got.status == "too_large" and "max_blocks" in got.error and got.text == ""
         else:
             assert got == expected
-    assert sum(r.status == "error" for r in results) >= len(real_pages) // 3
+    assert sum(r.status == "too_large" for r in results) >= len(real_pages) // 3

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import pyarrow.parquet as pq
 import pytest
 
-from pagesieve.schemas import PAGES
+from pagesieve.schemas import PAGES, PAGES_ROW_GROUP_BYTES
 from pagesieve.settings import ConfigError
 from pagesieve.spiders.config import CrawlSettings, scrapy_settings
 from pagesieve.spiders.crawl import load_crawl_settings
@@ -106,6 +106,22 @@ def test_shards_roll_by_rows_and_are_renamed_into_place(tmp_path):
     table = pq.read_table([str(tmp_path / n) for n in names], schema=PAGES)
     assert table.schema == PAGES and table.column("url").to_pylist() == [f"http://h.example/p{i}" for i in range(7)]
     assert set(table.column("source").to_pylist()) == {"crawl:site"}
+
+
+def test_shards_roll_by_body_bytes_so_a_row_group_stays_bounded(tmp_path):
+    pipeline = ParquetShardPipeline(str(tmp_path), rows_per_shard=500, shard_seconds=3600)
+    pipeline.open_spider()
+    big = b"<html>" + b"x" * (PAGES_ROW_GROUP_BYTES // 3 - 100) + b"</html>"     # 3 bodies fit a row group
+    for i in range(7):
+        pipeline.process_item(_with_body(item(i), big))
+    assert len(pipeline.shards) == 2 and len(pipeline.rows) == 1
+    pipeline.close_spider()
+    assert [pq.ParquetFile(s).metadata.num_rows for s in pipeline.shards] == [3, 3, 1]
+
+
+def _with_body(page: PageItem, body: bytes) -> PageItem:
+    page.body = body
+    return page
 
 
 def test_a_shard_also_rolls_on_time(tmp_path):
