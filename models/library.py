@@ -32,7 +32,7 @@ class Document:
     """The main content of one page: the columns of a `documents` row (docs/schemas.md).
 
     `status` is "ok" when there is text; otherwise it says why not ("empty", "not_html", "decode_error",
-    "parse_error", "error", ...) and `error` has one line of detail.
+    "parse_error", "timeout", "too_large", "error", ...) and `error` has one line of detail.
     """
 
     text: str
