@@ -6,7 +6,7 @@ Data (../shared/data, read only; ids from conf/splits/<pool>/): every pool's `fi
 train; the `test` parts are never read. The recipe (epochs, width, dropout, learning rate, CleanEval's weight,
 averaging, the fallback rule) was chosen on the validation parts
 (docs/experiments.md#2026-11-23-how-blocknet-was-found; its script, scripts/exp_block_sequence.py, was deleted
-after commit 79086bb) and then by 5-fold cross-validation over fit + validation
+after commit e4e8959) and then by 5-fold cross-validation over fit + validation
 (scripts/eval/cv_blocknet_fallback.py); the shipped model then trains on all of those pages, since the
 out-of-fold scores grow with the training pages (docs/experiments.md#2026-11-24-more-training-pages-fit-and-validation).
 `--parts fit` trains on the fit parts alone and scores the validation parts after each epoch (mean BoW F1 per
