@@ -28,7 +28,7 @@ setup(
     package_data={"pagesieve.conf": ["*.toml", "*.json", "*.txt", "*.properties", "*.sh",
                                      "amber/*.toml", "amber/gazetteers/*.txt",      # AMBER domains, gazetteers
                                      "splits/*/*.txt"],                             # benchmark train/test ids
-                  # the stopword list and the trained models (scripts/train_web2text.py)
+                  # the stopword list and the trained models (scripts/train/train_web2text.py)
                   "pagesieve.models.web2text": ["*.txt", "weights/*.npz", "weights/*.json"],
                   "pagesieve.models.blocknet": ["weights/*.npz", "weights/*.json"],
                   "pagesieve.models.freedom": ["weights/*.npz", "weights/*.json"],

@@ -291,7 +291,7 @@ def _tally(chain: _Chain, size: int, end: int | None, failed: bool) -> dict[str,
 
 def _decoded_pairs(items: list[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
     """Header pairs as `text` decodes them; one decode per byte string while all are UTF-8 (the usual case:
-    calling `text` on each cost a tenth of the fast path's Python time, `scripts/bench_ingest.py`)."""
+    calling `text` on each cost a tenth of the fast path's Python time, `scripts/bench/bench_ingest.py`)."""
     try:
         return [(k.decode(), v.decode()) for k, v in items]
     except UnicodeDecodeError:

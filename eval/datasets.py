@@ -268,7 +268,7 @@ def read_snippets(root: Path, page_id: str) -> Snippets | None:
 
 def split_files(root: Path) -> dict[str, Traversable | Path]:
     """Split name -> file of ids: the data folder's own `splits/*.txt`, then the project's fixed splits of
-    that dataset (`conf/splits/<name>/*.txt`, written by scripts/make_splits.py; the data folder is read-only)."""
+    that dataset (`conf/splits/<name>/*.txt`, written by scripts/train/make_splits.py; the data folder is read-only)."""
     found: dict[str, Traversable | Path] = {}
     project = resources.files("pagesieve.conf").joinpath("splits", root.resolve().name)
     if project.is_dir():

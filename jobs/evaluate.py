@@ -19,7 +19,7 @@ attribute P/R/F1 per domain and overall, the same report files, a plot of the pe
     pagesieve evaluate --listings --ablation --out report/     # amber, amber:structure, amber:annotations
 
 FreeDOM on SWDE-style sites (`eval/freedom.py`, `eval/swde.py`): SWDE's page-level F1 per field, macro over
-fields, then over sites, node stage alone and with XPath voting; SITES as scripts/train_freedom.py's
+fields, then over sites, node stage alone and with XPath voting; SITES as scripts/train/train_freedom.py's
 `--seed-sites` (an SWDE site with pages on disk, `name[A-B]` for a range of its page ids, `synthetic:A-B`):
 
     pagesieve evaluate --swde 'booksamillion[200-399],synthetic:20-29' --model book --out report/

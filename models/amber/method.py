@@ -195,7 +195,7 @@ class Amber(Extractor):
 
     def process_timed(self, page: ParsedPage, timings: dict[str, float] | None) -> ExtractResult:
         """`process`, adding each stage's seconds to `timings` (annotate, areas, records, align, output) when
-        given: what scripts/bench_amber.py reports."""
+        given: what scripts/bench/bench_amber.py reports."""
         clock = _Clock(timings)
         schema = self.schema
         candidates = annotate_page(page.body, self.annotators, schema)

@@ -8,7 +8,7 @@ text repetition: `context_features`), and labels every block at once with a resi
 block sequence (receptive field 63 blocks, plus a summary of the whole page, `BlockCNN`) and a threshold,
 without Viterbi; its inputs are standardised and clipped to 5 standard deviations (`BlockNetModel`), so a page
 unlike the training pages (no English stop word at all) cannot push every block one way. Trained on the `fit`
-and `validation` parts of the six benchmark pools (scripts/train_blocknet.py); the weights ship in `weights/` as
+and `validation` parts of the six benchmark pools (scripts/train/train_blocknet.py); the weights ship in `weights/` as
 plain arrays.
 `BlockNet` is the method ("blocknet" in the registry), batched like Web2Text.
 """

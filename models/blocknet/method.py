@@ -20,7 +20,8 @@ __all__ = ["BlockNet", "content_blocks"]
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
     """Blocks above the threshold; on a page where they hold fewer than `min_words` words (a landing page, a
     short notice: the model is unsure of everything), the blocks within `fallback_margin` of the page's best.
-    A rule of the settings alone (no model): scripts/cv_blocknet_fallback.py scores it on logits of other models."""
+    A rule of the settings alone (no model): scripts/eval/cv_blocknet_fallback.py scores it on logits of other
+    models."""
     content = logits > settings.threshold
     if len(logits) and settings.min_words > 0:
         words = 0

@@ -90,7 +90,7 @@ class BlockNetModel:
         its parameters do not fit this code's network (a model saved before the page summary)."""
         if meta.get("inputs") != INPUT_NAMES:
             raise ValueError("model was trained on other inputs than this version computes; "
-                             "retrain it with scripts/train_blocknet.py")
+                             "retrain it with scripts/train/train_blocknet.py")
         with np.load(io.BytesIO(npz), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
         net = BlockCNN(len(INPUT_NAMES), width=int(meta["width"]))
@@ -98,7 +98,7 @@ class BlockNetModel:
         unfit = [k for k, p in net.state_dict().items() if k not in state or state[k].shape != tuple(p.shape)]
         if unfit:
             raise ValueError(f"model was trained with an earlier BlockNet network ({', '.join(unfit)} missing or "
-                             "of another shape); retrain it with scripts/train_blocknet.py")
+                             "of another shape); retrain it with scripts/train/train_blocknet.py")
         net.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
         card = {k: v for k, v in meta.items() if k not in ("inputs", "width", "input_clip")}
         return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=card, clip=meta.get("input_clip"))
@@ -106,5 +106,5 @@ class BlockNetModel:
     @classmethod
     def load(cls, model: str | Path) -> BlockNetModel:
         """A packaged model by name (PACKAGED_MODELS) or `<stem>.npz` / `<stem>` with its `.json` beside it."""
-        files = read_model_files(model, __package__, PACKAGED_MODELS, "BlockNet", "scripts/train_blocknet.py")
+        files = read_model_files(model, __package__, PACKAGED_MODELS, "BlockNet", "scripts/train/train_blocknet.py")
         return cls.from_bytes(*files)

@@ -10,7 +10,7 @@ from ..page.weights import model_check
 
 __all__ = ["PACKAGED_MODELS", "BlockNetSettings"]
 
-# name -> file stem under weights/ (scripts/train_blocknet.py writes them); here, not in model.py, so that
+# name -> file stem under weights/ (scripts/train/train_blocknet.py writes them); here, not in model.py, so that
 # checking the `model` setting imports no torch
 PACKAGED_MODELS = {"default": "blocknet-default"}
 
@@ -19,7 +19,7 @@ PACKAGED_MODELS = {"default": "blocknet-default"}
 class BlockNetSettings(Settings):
     conf_name = "blocknet"
     field_checks = {"device": check_device, "threads": check_threads,   # on the driver, before Spark starts
-                    "model": model_check(__package__, PACKAGED_MODELS, "BlockNet", "scripts/train_blocknet.py")}
+                    "model": model_check(__package__, PACKAGED_MODELS, "BlockNet", "scripts/train/train_blocknet.py")}
 
     model: str = "default"
     threshold: float = 0.0

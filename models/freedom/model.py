@@ -142,7 +142,7 @@ class FreeDOMModel:
         """Build from the two files' contents; fails if the model expects other features than this code makes."""
         if meta.get("tags") != list(TAGS) or meta.get("flags") != FLAG_NAMES:
             raise ValueError("model was trained on other features than this version computes; "
-                             "retrain it with scripts/train_freedom.py")
+                             "retrain it with scripts/train/train_freedom.py")
         with np.load(io.BytesIO(npz), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
         glove = torch.from_numpy(arrays["glove"].astype(np.float32))
@@ -155,7 +155,7 @@ class FreeDOMModel:
             config = dict(meta["relation"])
             if config.pop("xpath_tags") != list(XPATH_TAGS):
                 raise ValueError("the model's relation stage reads other XPath tags than this version; "
-                                 "retrain it with scripts/train_freedom.py")
+                                 "retrain it with scripts/train/train_freedom.py")
             relation = RelationNet(net.node_dim, len(meta["fields"]), **config)
             relation.load_state_dict({k[9:]: torch.from_numpy(v) for k, v in arrays.items()
                                       if k.startswith("relation/")})
@@ -167,4 +167,4 @@ class FreeDOMModel:
     def load(cls, model: str | Path) -> FreeDOMModel:
         """A packaged model by name (PACKAGED_MODELS) or `<stem>.npz` / `<stem>` with its `.json` beside it."""
         return cls.from_bytes(*read_model_files(model, __package__, PACKAGED_MODELS, "FreeDOM",
-                                                "scripts/train_freedom.py"))
+                                                "scripts/train/train_freedom.py"))

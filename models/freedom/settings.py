@@ -10,7 +10,7 @@ from ..page.weights import model_check
 
 __all__ = ["PACKAGED_MODELS", "FreeDOMSettings"]
 
-# name -> file stem under weights/ (scripts/train_freedom.py writes them); here, not in model.py, so that
+# name -> file stem under weights/ (scripts/train/train_freedom.py writes them); here, not in model.py, so that
 # checking the `model` setting imports no torch
 PACKAGED_MODELS = {"book": "freedom-book"}
 
@@ -19,7 +19,7 @@ PACKAGED_MODELS = {"book": "freedom-book"}
 class FreeDOMSettings(Settings):
     conf_name = "freedom"
     field_checks = {"device": check_device, "threads": check_threads,   # on the driver, before Spark starts
-                    "model": model_check(__package__, PACKAGED_MODELS, "FreeDOM", "scripts/train_freedom.py")}
+                    "model": model_check(__package__, PACKAGED_MODELS, "FreeDOM", "scripts/train/train_freedom.py")}
 
     model: str = "book"
     schema: str = ""

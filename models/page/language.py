@@ -8,7 +8,7 @@ Two offline detectors whose models ship in their wheels (no download at run time
 - `py3langid` (the default): langid.py's naive Bayes model (97 languages with an ISO 639-1 code, plus
   varieties such as Cantonese, folded into their macrolanguage); with `norm_probs` its score is a probability.
 
-`scripts/bench_language.py` compares them on speed and on agreement with CLD2
+`scripts/bench/bench_language.py` compares them on speed and on agreement with CLD2
 (docs/language.md#choosing-the-detector). Codes are ISO 639-1 (`iso639_1`); a text with fewer than
 `min_chars` letters gets none.
 """

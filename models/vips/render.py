@@ -54,7 +54,7 @@ log = logging.getLogger(__name__)
 
 # docs/stack.md#chromium-and-playwright: no sandbox (containers), no GPU, and nothing in the background that calls home.
 # Site isolation off: every cross-site iframe of a page would start a renderer process of its own, a third
-# of the loading time of real pages on one core (scripts/bench_vips.py); the pages are archived, offline
+# of the loading time of real pages on one core (scripts/bench/bench_vips.py); the pages are archived, offline
 # and scriptless by default, so there is no live site for one frame to attack another's data in.
 # What keeps a page off the network is below (`_start`): a dead proxy for every connection the browser makes,
 # with loopback not exempt (`<-loopback>`; by default 127.0.0.1 and localhost bypass any proxy); WebRTC kept
@@ -248,7 +248,7 @@ class Renderer:
         # Offline for good: the browser fails every request itself, and a route answers the ones a page has
         # copies of (`_serve`) before the network is asked. Without anything to serve there is no route: it
         # would cost a round trip to this process per image and stylesheet (~40 ms a real page,
-        # scripts/bench_vips.py).
+        # scripts/bench/bench_vips.py).
         context = self._browser.new_context(viewport={"width": o.viewport_width, "height": o.viewport_height},
                                             device_scale_factor=1, java_script_enabled=o.javascript,
                                             service_workers="block", accept_downloads=False, offline=True)

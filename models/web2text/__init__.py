@@ -6,7 +6,7 @@ Section 3.1 (Collapsed DOM) -> `collapse_dom`; section 3.2 (DOM-leaf blocks) -> 
 `edge_features`, with `fit_stats` / `standardise` for the clipping and standardisation of section 3.3;
 section 4.1 (automatic block labelling from gold text) -> `align`, `label_blocks`; section 3.4 (the unary
 and pairwise CNNs) -> `UnaryCNN`, `PairwiseCNN`; section 3.5 (Viterbi with lambda) -> `viterbi`;
-section 4.2 (training) -> scripts/train_web2text.py, whose models ship in `weights/` and load with
+section 4.2 (training) -> scripts/train/train_web2text.py, whose models ship in `weights/` and load with
 `Web2TextModel.load`; the method -> `Web2Text` ("web2text" in the registry), batched: one forward pass per
 group of pages.
 """

@@ -60,7 +60,7 @@ class Web2TextModel:
         if self.device.type == "cuda":
             # cuDNN runs float32 convolutions in TF32 by default on Ampere and later: on an H100 that moved
             # potentials by up to 0.05 and flipped labels on 10 of 1,807 pages against the CPU
-            # (scripts/gpu_web2text.py --allow-tf32).
+            # (scripts/bench/gpu_web2text.py --allow-tf32).
             # The flag is per process; a Spark worker that runs Web2Text wants full precision anyway.
             torch.backends.cudnn.allow_tf32 = False
         self.unary.to(self.device)
@@ -114,7 +114,7 @@ class Web2TextModel:
         for key, names in (("block_features", FEATURE_NAMES), ("edge_features", EDGE_FEATURE_NAMES)):
             if meta.get(key) != names:
                 raise ValueError(f"model was trained on other {key.replace('_', ' ')} than this version computes; "
-                                 "retrain it with scripts/train_web2text.py")
+                                 "retrain it with scripts/train/train_web2text.py")
         with np.load(io.BytesIO(npz), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
         unary, pairwise = UnaryCNN(), PairwiseCNN()
@@ -129,5 +129,5 @@ class Web2TextModel:
     @classmethod
     def load(cls, model: str | Path) -> Web2TextModel:
         """A packaged model by name (PACKAGED_MODELS) or `<stem>.npz` / `<stem>` with its `.json` beside it."""
-        files = read_model_files(model, __package__, PACKAGED_MODELS, "Web2Text", "scripts/train_web2text.py")
+        files = read_model_files(model, __package__, PACKAGED_MODELS, "Web2Text", "scripts/train/train_web2text.py")
         return cls.from_bytes(*files)

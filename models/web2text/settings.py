@@ -10,7 +10,7 @@ from ..page.weights import model_check
 
 __all__ = ["PACKAGED_MODELS", "Web2TextSettings"]
 
-# name -> file stem under weights/ (scripts/train_web2text.py writes them); here, not in model.py, so that
+# name -> file stem under weights/ (scripts/train/train_web2text.py writes them); here, not in model.py, so that
 # checking the `model` setting imports no torch
 PACKAGED_MODELS = {"default": "web2text-default", "cleaneval": "web2text-cleaneval"}
 
@@ -19,7 +19,7 @@ PACKAGED_MODELS = {"default": "web2text-default", "cleaneval": "web2text-cleanev
 class Web2TextSettings(Settings):
     conf_name = "web2text"
     field_checks = {"device": check_device, "threads": check_threads,   # on the driver, before Spark starts
-                    "model": model_check(__package__, PACKAGED_MODELS, "Web2Text", "scripts/train_web2text.py")}
+                    "model": model_check(__package__, PACKAGED_MODELS, "Web2Text", "scripts/train/train_web2text.py")}
 
     model: str = "default"
     lam: float = 0.1

@@ -1,17 +1,15 @@
-"""scripts/compare_scores.py over a scores.csv in `pagesieve evaluate`'s format: pairing, the bar, errors."""
+"""pagesieve.eval.compare_scores (run by scripts/eval/compare_scores.py) over a scores.csv in `pagesieve evaluate`'s
+format: pairing, the bar, errors."""
 
 from __future__ import annotations
 
 import csv
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import compare_scores  # noqa: E402
-
-from pagesieve.eval.significance import paired_bootstrap  # noqa: E402
+from pagesieve.eval import compare_scores
+from pagesieve.eval.significance import paired_bootstrap
 
 
 def write_scores(path: Path, rows: list[tuple[str, str, str, float]]) -> Path:

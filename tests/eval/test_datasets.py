@@ -279,7 +279,7 @@ def test_dataset_name(tmp_path):
 
 @needs_data
 def test_the_projects_fixed_splits_cover_each_pool_once():
-    """conf/splits (scripts/make_splits.py): train and test are disjoint and together every page with gold;
+    """conf/splits (scripts/train/make_splits.py): train and test are disjoint and together every page with gold;
     fit and validation cut train."""
     for pool, test_size in (("l3s-gn1", 126), ("dragnet", 142), ("readability", 28), ("google-trends-2017", 34),
                             ("scrapinghub", 17)):

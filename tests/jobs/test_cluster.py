@@ -1,6 +1,6 @@
 """The cluster path: the unchanged job files on a real Spark standalone cluster, code shipped as a zip.
 
-A master and two workers run on 127.0.0.1 (scripts/local_cluster.sh, on free ports, stopped even
+A master and two workers run on 127.0.0.1 (scripts/tools/local_cluster.sh, on free ports, stopped even
 when the test fails). The executors run a Python that has every dependency but cannot import
 pagesieve, so the UDFs only work if `--py-files dist/pagesieve.zip` really ships the code and the
 conf/ data.
@@ -20,7 +20,7 @@ from pagesieve.jobs import clean, ingest
 from pagesieve.jobs.common import Report, job_parser, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 from cluster_util import LocalCluster, build_zip, python_without_pagesieve, udf_executors  # noqa: E402
 
 SAMPLE_WARC = ROOT / "data" / "sample" / "sample.warc.gz"

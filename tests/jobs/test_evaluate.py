@@ -5,15 +5,12 @@ from __future__ import annotations
 import csv
 import json
 import statistics
-import sys
 from pathlib import Path
 
 import pytest
 
+from pagesieve.eval import compare_scores
 from pagesieve.jobs import evaluate
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-import compare_scores  # noqa: E402
 
 
 @pytest.mark.slow
@@ -53,7 +50,7 @@ def test_evaluate_writes_every_report_file(shared_data, tmp_path, capsys):
     bow = {n: figures[n]["bag_of_words"]["mean"] for n in figures}
     assert bow["all_text"]["recall"] >= bow["cnr"]["recall"] and bow["all_text"]["precision"] <= bow["cnr"]["precision"]
     assert "| cnr | 6 |" in report_md and "| cnr | 6 |" in capsys.readouterr().out
-    # scripts/compare_scores.py reads this scores.csv: its means are the report's, the gap their difference
+    # scripts/eval/compare_scores.py reads this scores.csv: its means are the report's, the gap their difference
     assert compare_scores.main([str(out / "scores.csv"), "--method", "cnr", "--against", "all_text"]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| scrapinghub |"))
     cells = [c.strip() for c in row.strip("|").split("|")]

@@ -1,5 +1,5 @@
-"""The training command (scripts/train_blocknet.py) on one small pool: it writes a model the method loads, with
-the same bytes whichever CPU kernels the caller's environment asks torch for (scripts/reproducible.py)."""
+"""The training command (scripts/train/train_blocknet.py) on one small pool: it writes a model the method loads, with
+the same bytes whichever CPU kernels the caller's environment asks torch for (pagesieve.models.reproducible)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,16 @@ import pytest
 
 from pagesieve.models.blocknet import BlockNetModel
 from pagesieve.models.registry import build_method
+from pagesieve.models.reproducible import PINNED_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-from reproducible import PINNED_ENV  # noqa: E402  (a script's module, not the package's)
 
 pytestmark = pytest.mark.slow  # two training runs in subprocesses
 
 
 def command(shared_data: Path, out: Path, *options: str) -> list[str]:
-    """scripts/train_blocknet.py on the smallest pool."""
-    return [sys.executable, str(ROOT / "scripts" / "train_blocknet.py"), "--data", str(shared_data),
+    """scripts/train/train_blocknet.py on the smallest pool."""
+    return [sys.executable, str(ROOT / "scripts" / "train" / "train_blocknet.py"), "--data", str(shared_data),
             "--limit-pools", "google-trends-2017", "--out", str(out), *options]
 
 

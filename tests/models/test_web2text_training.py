@@ -1,4 +1,4 @@
-"""The training command (scripts/train_web2text.py) on a few real pages: it writes a model the method loads,
+"""The training command (scripts/train/train_web2text.py) on a few real pages: it writes a model the method loads,
 and the same seed gives the same weights."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow  # three training runs in subprocesses
 
 
 def train(out: Path, shared_data: Path, seed: int) -> Path:
-    cmd = [sys.executable, str(ROOT / "scripts" / "train_web2text.py"), "--recipe", "cleaneval", "--data",
+    cmd = [sys.executable, str(ROOT / "scripts" / "train" / "train_web2text.py"), "--recipe", "cleaneval", "--data",
            str(shared_data), "--limit", "6", "--max-steps", "40", "--eval-every", "20", "--patience", "40",
            "--workers", "1", "--seed", str(seed), "--out", str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)

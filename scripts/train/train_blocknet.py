@@ -1,0 +1,193 @@
+"""Train BlockNet on the six benchmark pools' `fit` and `validation` parts and write it where the package loads it from.
+
+    .venv/bin/python scripts/train/train_blocknet.py          # models/blocknet/weights/blocknet-default.{npz,json}
+
+Data (../shared/data, read only; ids from conf/splits/<pool>/): every pool's `fit` and `validation` parts
+train; the `test` parts are never read. The recipe (epochs, width, dropout, learning rate, CleanEval's weight,
+averaging, the fallback rule) was chosen on the validation parts
+(docs/experiments.md#2026-11-23-how-blocknet-was-found; its script, scripts/exp_block_sequence.py, was deleted
+after commit e4e8959) and then by 5-fold cross-validation over fit + validation
+(scripts/eval/cv_blocknet_fallback.py); the shipped model then trains on all of those pages, since the
+out-of-fold scores grow with the training pages (docs/experiments.md#2026-11-24-more-training-pages-fit-and-validation).
+`--parts fit` trains on the fit parts alone and scores the validation parts after each epoch (mean BoW F1 per
+pool, written to the `.json`), as the recipe's experiments did. Blocks are labelled from the gold text by
+Web2Text's `label_blocks` (section 4.1: content iff >= 2/3 of its text aligns).
+
+Training: pages in random order, 8 per mini-batch, each cut to a random window of at most 512 blocks; binary
+cross-entropy per block, CleanEval's blocks weighted 0.3 (its 2007 gold keeps comments and link lists that the
+modern pools' golds drop, and it has as many pages as the other five together); Adam (lr 1e-3, weight decay
+1e-5); the shipped weights are an exponential moving average (0.995 per step) of the trained ones, after a
+fixed number of epochs (9, chosen by cross-validation: scripts/eval/cv_blocknet_fallback.py). Seeds fix numpy and
+torch, with one CPU thread, deterministic algorithms and CPU-independent kernels (models/reproducible.py): a
+rerun writes byte-identical files on any x86-64 machine (`--native-kernels`: ~2.5x faster, byte-identical on
+the same machine only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from pagesieve.eval.datasets import iter_gold_pages
+from pagesieve.eval.metrics import bag_of_words_prf
+from pagesieve.models.blocknet import INPUT_NAMES, BlockCNN, BlockNetModel, BlockNetSettings, page_inputs
+from pagesieve.models.blocknet.method import content_blocks
+from pagesieve.models.blocknet.model import PACKAGED_MODELS
+from pagesieve.models.page import PageError, parse_page
+from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
+from pagesieve.models.web2text import Blocks, blocks_text, label_blocks
+
+log = logging.getLogger("train_blocknet")
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+WEIGHTS = Path(__file__).resolve().parents[2] / "models" / "blocknet" / "weights"
+POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017")
+POOL_WEIGHTS = {"cleaneval": 0.3}
+EPOCHS, BATCH, CROP, LR, WEIGHT_DECAY, EMA, WIDTH, DROPOUT = 9, 8, 512, 1e-3, 1e-5, 0.995, 64, 0.3
+INPUT_CLIP = 5.0        # standardised inputs bounded to [-5, 5] in training and inference (BlockNetModel.clip)
+
+
+@dataclass
+class PageData:
+    pool: str
+    page_id: str
+    gold: str
+    inputs: np.ndarray              # (n, len(INPUT_NAMES)) raw
+    labels: np.ndarray              # (n,) float32, 1 = content
+    blocks: Blocks | None = None    # kept for validation pages, to score their text
+
+
+def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool) -> list[PageData]:
+    pages = []
+    for pool in pools:
+        n = 0
+        for gold in iter_gold_pages(data / pool, part):
+            try:
+                blocks, inputs = page_inputs(parse_page(gold.html, url=gold.url, page_id=gold.page_id))
+            except PageError:
+                continue
+            labels = np.asarray(label_blocks(blocks.text, gold.gold), dtype=np.float32)
+            pages.append(PageData(pool, gold.page_id, gold.gold, inputs, labels, blocks if keep_blocks else None))
+            n += 1
+        log.info("%s/%s: %d pages", pool, part, n)
+    return pages
+
+
+def batches(pages: list[PageData], model: BlockNetModel, rng: np.random.Generator):
+    order = rng.permutation(len(pages))
+    for start in range(0, len(order), BATCH):
+        chunk = [pages[i] for i in order[start : start + BATCH]]
+        windows = []
+        for p in chunk:
+            offset = int(rng.integers(0, len(p.labels) - CROP + 1)) if len(p.labels) > CROP else 0
+            windows.append((p.inputs[offset : offset + CROP], p.labels[offset : offset + CROP],
+                            POOL_WEIGHTS.get(p.pool, 1.0)))
+        longest = max(len(y) for _, y, _ in windows)
+        x = np.zeros((len(windows), longest, len(INPUT_NAMES)), dtype=np.float32)
+        y = np.zeros((len(windows), longest), dtype=np.float32)
+        w = np.zeros((len(windows), longest), dtype=np.float32)
+        for i, (inputs, labels, weight) in enumerate(windows):
+            x[i, : len(labels)] = model.standardise(inputs)
+            y[i, : len(labels)] = labels
+            w[i, : len(labels)] = weight
+        yield (torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(w),
+               torch.tensor([len(labels) for _, labels, _ in windows]))
+
+
+def pool_f1(pages: list[PageData], logits: list[np.ndarray], settings: BlockNetSettings) -> dict[str, float]:
+    """Mean BoW F1 per pool of the text that BlockNet's rule (`content_blocks` under `settings`) keeps, given
+    each page's logits."""
+    scores: dict[str, list[float]] = {}
+    for p, page_logits in zip(pages, logits, strict=True):
+        text = blocks_text(p.blocks, content_blocks(p.blocks, page_logits, settings)) if len(p.labels) else ""
+        scores.setdefault(p.pool, []).append(bag_of_words_prf(text, p.gold).f1)
+    return {pool: float(np.mean(v)) for pool, v in scores.items()}
+
+
+def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, float]:
+    """`pool_f1` of the validation pages by the method's default rule (threshold 0 and the fallback)."""
+    logits = model.logits([p.inputs for p in pages])
+    return {pool: round(f1, 4) for pool, f1 in pool_f1(pages, logits, BlockNetSettings()).items()}
+
+
+def train(training: list[PageData], validation: list[PageData], seed: int) -> tuple[BlockNetModel, dict]:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    stacked = np.concatenate([p.inputs for p in training])
+    model = BlockNetModel(BlockCNN(len(INPUT_NAMES), WIDTH, DROPOUT), stacked.mean(0), stacked.std(0) + 1e-6,
+                          clip=INPUT_CLIP)
+    net = model.net
+    average = torch.optim.swa_utils.AveragedModel(net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(EMA))
+    optimiser = torch.optim.Adam(net.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
+    history: list[dict] = []
+    start = time.perf_counter()
+    for epoch in range(1, EPOCHS + 1):
+        net.train()
+        total = 0.0
+        for x, y, w, lengths in batches(training, model, rng):
+            per_block = nn.functional.binary_cross_entropy_with_logits(net(x, lengths), y, reduction="none")
+            loss = (per_block * w).sum() / w.sum().clamp(min=1)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            average.update_parameters(net)
+            total += float(loss.detach())
+        model.net = average.module.eval()
+        scores = validation_f1(model, validation)
+        model.net = net
+        history.append({"epoch": epoch, "train_loss": round(total, 4), **scores})
+        log.info("epoch %d  loss %.3f%s  %.0fs", epoch, total, f"  validation BoW F1 {scores}" if validation else "",
+                 time.perf_counter() - start)
+    model.net = average.module.eval()
+    summary = {"epochs": EPOCHS, "train_seconds": round(time.perf_counter() - start, 1),
+               "validation_bow_f1": history[-1] if validation else None}
+    return model, {"summary": summary, "history": {k: [row.get(k) for row in history] for k in history[0]}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA, help="folder holding the six pools")
+    ap.add_argument("--out", type=Path, default=WEIGHTS / PACKAGED_MODELS["default"], help="file stem to write")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--limit-pools", default=None, help="comma-separated pools (smoke tests); default all six")
+    ap.add_argument("--cleaneval-weight", type=float, default=POOL_WEIGHTS["cleaneval"],
+                    help="weight of CleanEval's blocks in the loss (experiments; the shipped model uses the default)")
+    ap.add_argument("--parts", default="fit,validation",
+                    help="comma-separated parts that train (default: fit,validation, the shipped model; `fit` alone "
+                         "also scores the validation parts after each epoch)")
+    add_kernel_option(ap)
+    args = ap.parse_args(argv)
+    parts = tuple(dict.fromkeys(args.parts.split(",")))     # in the order given, each once
+    if not set(parts) <= {"fit", "validation"}:
+        ap.error(f"--parts takes fit and/or validation (the test parts never train), not {args.parts!r}")
+    deterministic_torch(args.native_kernels)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
+    POOL_WEIGHTS["cleaneval"] = args.cleaneval_weight
+    training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False) if len(p.labels)]
+    validation = [] if "validation" in parts else load(args.data, pools, "validation", keep_blocks=True)
+    model, record = train(training, validation, args.seed)
+    model.meta = {"trained_on": [f"{pool}/{part}" for part in parts for pool in pools],
+                  "scored_on": [f"{pool}/validation" for pool in pools] if validation else [],
+                  "train_pages": len(training), "train_blocks": int(sum(len(p.labels) for p in training)),
+                  "seed": args.seed,
+                  "recipe": {"epochs": EPOCHS, "batch": BATCH, "crop": CROP, "lr": LR, "weight_decay": WEIGHT_DECAY,
+                             "ema": EMA, "width": WIDTH, "dropout": DROPOUT, "input_clip": INPUT_CLIP,
+                             "pool_weights": POOL_WEIGHTS},
+                  "torch": torch.__version__, "kernels": "native" if args.native_kernels else "pinned", **record}
+    npz, meta = model.save(args.out)
+    print(json.dumps({"model": str(npz), "meta": str(meta), **record["summary"]}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
