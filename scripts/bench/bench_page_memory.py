@@ -1,7 +1,7 @@
 """Peak memory of a block method on generated hostile pages (hostile-pass issue, items 8 and 9).
 
-    .venv/bin/python scripts/bench_page_memory.py spans --n 1320000          # one 19.8 MB page of <span>a</span>
-    .venv/bin/python scripts/bench_page_memory.py attributes --pages 150     # pages of long unique class/id values
+    .venv/bin/python scripts/bench/bench_page_memory.py spans --n 1320000        # one 19.8 MB page of <span>a</span>
+    .venv/bin/python scripts/bench/bench_page_memory.py attributes --pages 150   # pages of long unique class/id values
 
 Each case runs in a fresh child process (so that one case's peak is not another's): the child builds the method
 (torch and the weights), notes its RSS, runs the pages through the runner (`run_pages`, as the UDF does) and
