@@ -24,7 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+from pagesieve.data import data_root
+
+DATA = data_root()
 WORK = Path(os.environ.get("BENCH_DEDUP_DIR", "/tmp/pagesieve-bench-dedup"))
 
 

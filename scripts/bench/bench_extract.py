@@ -23,11 +23,12 @@ import statistics
 import time
 from pathlib import Path
 
+from pagesieve.data import data_root
 from pagesieve.eval import iter_gold_pages
 from pagesieve.models.page import PageInput, charged_ms, prepare, run_prepared
 from pagesieve.models.registry import build_method
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = data_root()
 
 
 def main() -> None:

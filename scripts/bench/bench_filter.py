@@ -21,8 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from pagesieve.data import data_root
+
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data"
+DATA = data_root()
 DATASETS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017")
 
 

@@ -15,13 +15,13 @@ import argparse
 import os
 import statistics
 import time
-from pathlib import Path
 
+from pagesieve.data import data_root
 from pagesieve.eval import iter_gold_pages
 from pagesieve.models.page import PageInput, build_runner
 from pagesieve.models.registry import load_settings, method_class
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = data_root()
 
 
 def main() -> None:

@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from pagesieve.data import data_root
 from pagesieve.eval import iter_gold_pages
 from pagesieve.models.page import PageInput, page_markup, prepare
 from pagesieve.models.registry import build_method
@@ -26,7 +27,7 @@ from pagesieve.models.vips import analyse
 from pagesieve.models.vips.render import Renderer
 from pagesieve.models.vips.settings import VIPSSettings
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = data_root()
 
 
 def _memory_mb(pid: int) -> tuple[float, float]:

@@ -20,13 +20,14 @@ from pathlib import Path
 
 from pagesieve.archives import read_input
 from pagesieve.archives.rows import RESOURCE_MEDIA_TYPES
+from pagesieve.data import data_root
 from pagesieve.models.page import SubResource, page_markup, page_stylesheets, prepare, resource_key
 from pagesieve.models.page.runner import PageInput
 from pagesieve.models.vips import analyse, segments_of
 from pagesieve.models.vips.render import Renderer, archived_lookup
 from pagesieve.models.vips.settings import VIPSSettings
 
-ARCHIVE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc" / \
+ARCHIVE = data_root() / "warc" / \
     "ia-2008-archive-org-heritrix-warc017.warc.gz"
 
 

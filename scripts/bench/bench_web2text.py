@@ -25,12 +25,13 @@ from pathlib import Path
 
 import torch
 
+from pagesieve.data import data_root
 from pagesieve.eval import iter_gold_pages
 from pagesieve.models.page import PageInput, prepare
 from pagesieve.models.web2text import Web2Text, Web2TextSettings, page_blocks
 from pagesieve.models.web2text.features import page_features
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = data_root()
 
 
 def _summary(ms: list[float]) -> dict[str, float]:

@@ -20,7 +20,9 @@ import random
 import sys
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+from pagesieve.data import data_root
+
+DATA = data_root()
 BINS = [0.0, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0001]
 
 

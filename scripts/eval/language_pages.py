@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pagesieve.archives import iter_records
+from pagesieve.data import data_root
 from pagesieve.models.page import PageInput, build_runner
 from pagesieve.models.page.language import iso639_1
 from pagesieve.models.registry import load_settings, method_class
 
-WARC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
+WARC_DIR = data_root() / "warc"
 
 
 @dataclass(frozen=True)

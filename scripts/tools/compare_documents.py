@@ -40,8 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pagesieve.data import data_root
+
 REPO = Path(__file__).resolve().parents[2]
-DATA = REPO.parent / "shared" / "data"
+DATA = data_root()
 VENV_PYTHON = REPO / ".venv" / "bin" / "python"
 VENV_PAGESIEVE = REPO / ".venv" / "bin" / "pagesieve"
 CLI_MODULES = (("pagesieve/cli.py", "pagesieve.cli"), ("jobs/cli.py", "pagesieve.jobs.cli"))

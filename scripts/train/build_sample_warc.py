@@ -52,10 +52,11 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
+from pagesieve.data import data_root
 from pagesieve.models.page import PageError, decode_body, parse_html, visible_text
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = ROOT.parent / "shared" / "data"
+DEFAULT_DATA = data_root()
 DEFAULT_OUT = ROOT / "data" / "sample" / "sample.warc.gz"
 DEFAULT_EXPECTATIONS = ROOT / "tests" / "data" / "sample_expectations.json"
 

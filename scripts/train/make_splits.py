@@ -19,8 +19,10 @@ import hashlib
 import json
 from pathlib import Path
 
+from pagesieve.data import data_root
+
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT.parent / "shared" / "data"
+DATA = data_root()
 OUT = ROOT / "conf" / "splits"
 TEST_SHARE = 0.3
 VALIDATION_SHARE = 0.2

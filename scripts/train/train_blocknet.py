@@ -37,6 +37,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from pagesieve.data import data_root
 from pagesieve.eval.datasets import iter_gold_pages
 from pagesieve.eval.metrics import bag_of_words_prf
 from pagesieve.models.blocknet import INPUT_NAMES, BlockCNN, BlockNetModel, BlockNetSettings, page_inputs
@@ -48,7 +49,7 @@ from pagesieve.models.web2text import Blocks, blocks_text, label_blocks
 
 log = logging.getLogger("train_blocknet")
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = data_root()
 WEIGHTS = Path(__file__).resolve().parents[2] / "models" / "blocknet" / "weights"
 POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017")
 POOL_WEIGHTS = {"cleaneval": 0.3}

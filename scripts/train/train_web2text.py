@@ -35,6 +35,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from pagesieve.data import data_root
 from pagesieve.eval.datasets import GoldPage, iter_gold_pages
 from pagesieve.eval.metrics import block_scores
 from pagesieve.models.page import PageError, parse_page
@@ -53,7 +54,7 @@ from pagesieve.models.web2text.model import PACKAGED_MODELS, Web2TextModel
 
 log = logging.getLogger("train_web2text")
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = data_root()
 WEIGHTS = Path(__file__).resolve().parents[2] / "models" / "web2text" / "weights"
 # recipe -> (training sources, validation sources, excerpt weights by dataset); a source is (dataset folder,
 # split or None for all pages). Drawing Scrapinghub's excerpts more often (--weight scrapinghub=8) raised

@@ -18,6 +18,8 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
+from pagesieve.data import data_root
+
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 
@@ -148,7 +150,7 @@ def write_pages(out: Path, copies: int, files: int = 8) -> int:
 
     from pagesieve.schemas import PAGES
 
-    data = ROOT.parent / "shared" / "data"
+    data = data_root()
     html = sorted(data.glob("cleaneval/input/*.html")) + sorted(data.glob("scrapinghub/input/*.html"))
     rows = [{"page_id": f"{p.parent.parent.name}/{p.stem}#{k}", "url": p.as_uri(), "body": p.read_bytes(),
              "content_type": "text/html", "source": str(p), "source_profile": "files", "ingest_status": "ok"}
