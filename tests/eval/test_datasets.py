@@ -63,6 +63,7 @@ def test_scrapinghub_pages():
     assert all(p.gold.strip() and p.html for p in pages)
 
 
+@pytest.mark.slow  # all 737 CleanEval gold files
 @needs_data
 def test_clean_annotated_gold_matches_cleaneval_gold(capsys):
     """clean_annotated_gold on every annotated CleanEval file against the shipped gold/<id>.txt."""
@@ -129,6 +130,7 @@ def test_decode_utf8_cp1252():
     assert decode_utf8_cp1252(data) == "café € \u201cq\u201d café \x81"
 
 
+@pytest.mark.slow  # reads all 1,497 gzipped pages
 @needs_data
 def test_wcxb_gzipped_inputs_plain_gold_and_snippets_from_gold_json():
     info = describe_dataset(WCXB)

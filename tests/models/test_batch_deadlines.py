@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from pagesieve.models.page import Cleaner, CleanResult, PageInput, build_runner, run_pages
 from pagesieve.models.registry import build_method
 
@@ -17,6 +19,7 @@ def small(i: int) -> PageInput:
     return PageInput(b"<html><body><article><p>" + text * 30 + b"</p></article></body></html>", page_id=f"s{i}")
 
 
+@pytest.mark.slow  # waits out real deadlines
 def test_a_slow_page_of_a_batch_times_out_alone_with_its_own_time() -> None:
     method = build_method("blocknet", {"device": "cpu"})
     big = PageInput(b"<html><body>" + b"<span>a</span>" * 100_000 + b"</body></html>", page_id="big")

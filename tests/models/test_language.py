@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
-from pagesieve.models.page.language import DETECTORS, LanguageID, build_detector, identify_language, iso639_1
+from pagesieve.models.page.language import DETECTORS, LanguageID, identify_language, iso639_1
+from pagesieve.models.page.language import build_detector as build_a_detector
+
+# py3langid loads a 4.5 MB model per detector built (about 0.5 s): build each once for this module
+build_detector = functools.cache(build_a_detector)
 
 GERMAN = ("Die Stadtverwaltung hat am Montag beschlossen, die alte Brücke über den Fluss im nächsten Frühjahr "
           "abzureißen und durch einen Neubau zu ersetzen, der auch für Radfahrer sicher ist.")

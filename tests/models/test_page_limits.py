@@ -56,6 +56,7 @@ def unique_attributes(page: int, elements: int = 500, chars: int = 4000) -> byte
                                       for i in range(elements)) + b"</body></html>"
 
 
+@pytest.mark.slow  # 40 pages of 50 kB attribute values through each method
 @pytest.mark.parametrize("name", ["blocknet", "web2text"])
 def test_long_unique_attributes_leave_nothing_behind_in_the_caches(name: str) -> None:
     method = build_method(name, {"device": "cpu"})
