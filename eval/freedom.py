@@ -78,18 +78,26 @@ def predict_site(method: FreeDOM, site: Site) -> dict[str, dict[str, str]]:
 
 
 def score_sites(model: str, sites: Sequence[Site], fields: Sequence[str], vote: bool, top_n: int = 300,
-                settings: FreeDOMSettings | None = None, relation: bool = True) -> dict[str, dict]:
-    """site -> {"f1": macro over fields, "fields": field -> {precision, recall, f1}}, plus "mean" over sites.
+                settings: FreeDOMSettings | None = None, relation: bool = True,
+                value_checks: bool | None = None) -> dict[str, dict]:
+    """site -> {"f1": macro over fields, "fields": field -> {precision, recall, f1}}, plus "mean" over sites
+    ({"f1", "fields": field -> mean F1}).
 
     `settings`, when given, is used as is but for `vote` and `relation` (and `model`, `top_n` are ignored); on
-    the CPU unless its `device` says otherwise. `relation` runs the second stage when the model has one.
+    the CPU unless its `device` says otherwise. `relation` runs the second stage when the model has one;
+    `value_checks`, when not None, turns the decision's value checks on or off.
     """
     if settings is None:
         settings = FreeDOMSettings(model=model, vote=vote, top_n=top_n, device="cpu")
-    method = FreeDOM(dataclasses.replace(settings, vote=vote, relation=relation))
+    settings = dataclasses.replace(settings, vote=vote, relation=relation)
+    if value_checks is not None:
+        settings = dataclasses.replace(settings, value_checks=value_checks)
+    method = FreeDOM(settings)
     out: dict[str, dict] = {}
     for site in sites:
         scores = field_scores(predict_site(method, site), site.gold, fields)
         out[site.name] = {"f1": sum(s["f1"] for s in scores.values()) / len(fields), "fields": scores}
-    out["mean"] = {"f1": sum(v["f1"] for v in out.values()) / max(len(sites), 1)}
+    n = max(len(sites), 1)
+    out["mean"] = {"f1": sum(v["f1"] for v in out.values()) / n,
+                   "fields": {f: sum(out[s.name]["fields"][f]["f1"] for s in sites) / n for f in fields}}
     return out
