@@ -41,12 +41,14 @@ def subset(site: Site, ids: Sequence[str]):
 
 def sites_of(spec: str, vertical: str, fields: list[str], swde: str, synthetic_pages: int, seed: int) -> list:
     """The sites a comma-separated list names: an SWDE site (`booksamillion`, or `booksamillion[0-199]` for a
-    range of its page ids) or `synthetic:A-B` (generated book sites A..B, `synthetic_pages` pages each)."""
+    range of its page ids), `synthetic:A-B` (generated book sites A..B, `synthetic_pages` pages each) or
+    `heldout:A-B` (the generator's held-out variant: unseen labels, look-alike rows; `book_sites.py`)."""
     sites = []
     for item in filter(None, spec.split(",")):
-        if item.startswith("synthetic:"):
+        if item.startswith(("synthetic:", "heldout:")):
             a, _, b = item.split(":", 1)[1].partition("-")
-            sites += generate_sites(range(int(a), int(b or a) + 1), synthetic_pages, seed)
+            sites += generate_sites(range(int(a), int(b or a) + 1), synthetic_pages, seed,
+                                    heldout=item.startswith("heldout:"))
             continue
         match = re.fullmatch(r"(\w+)(?:\[(\d+)-(\d+)\])?", item)
         if not match:
