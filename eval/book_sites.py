@@ -116,7 +116,7 @@ class _Template:
     title_markup: str
     document_title: str
     title_crumb: bool          # the breadcrumbs end with the book's title
-    extra_rows: bool = False   # held-out sites: ISBN-10, dimensions, pages, binding rows among the fields
+    extra_rows: tuple[int, ...] = ()   # held-out sites: where the ISBN-10, dimensions, pages, binding rows go
 
 
 def _template(rng: random.Random) -> _Template:
@@ -212,8 +212,8 @@ def _page(t: _Template, rng: random.Random, site: str) -> tuple[str, dict[str, l
         rows.append(markup)
         gold[name] = [value]
     if t.extra_rows:
-        for row in _extra_rows(rng, t):
-            rows.insert(rng.randrange(len(rows) + 1), row)
+        for at, row in zip(t.extra_rows, _extra_rows(rng, t), strict=True):
+            rows.insert(min(at, len(rows)), row)       # a fixed place per site; missing fields shift it
     wrap = {"table": ("<table>", "</table>"), "dl": ("<dl>", "</dl>")}.get(t.layout, ("<ul>", "</ul>"))
     if t.layout in ("inline", "divs"):
         wrap = ("<div class='details'>", "</div>")
@@ -234,7 +234,8 @@ def generate_site(index: int, n_pages: int, seed: int = 0, heldout: bool = False
     rng = random.Random(f"book-site/{seed}/{index}" + ("/heldout" if heldout else ""))
     t = _template(rng)
     if heldout:
-        t = replace(t, labels={f: rng.choice(v) for f, v in _HELDOUT_LABELS.items()}, extra_rows=True)
+        t = replace(t, labels={f: rng.choice(v) for f, v in _HELDOUT_LABELS.items()},
+                    extra_rows=tuple(rng.randrange(5 + i) for i in range(4)))
     name = f"{'heldbook' if heldout else 'synbook'}{index:02d}"
     pages, gold = {}, {}
     for i in range(n_pages):
