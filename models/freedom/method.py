@@ -12,6 +12,7 @@ import torch
 from ..page import Extractor, ExtractResult, Field, ParsedPage, Record
 from .checks import PageChecks, page_checks, title_key
 from .decode import Choice, page_choices, value_of, vote_site
+from .features import NodeInputs
 from .model import FreeDOMModel, pick_device
 from .nodes import TextNode, document_titles, page_nodes, select_site_nodes
 from .settings import FreeDOMSettings
@@ -73,9 +74,7 @@ class FreeDOM(Extractor):
                   if self.settings.value_checks else [None] * len(pages))
         choices = [page_choices(nodes, p, fields, c) for nodes, p, c in zip(selected, per_page, checks, strict=True)]
         if self.settings.relation and self.model.relation is not None:
-            allowed = [c.allowed for c in checks] if self.settings.value_checks else None
-            decisions = self.model.relation_decisions(inputs, selected, per_page, self.settings.relation_top_m,
-                                                      allowed=allowed)
+            decisions = self.relation_decisions(inputs, selected, per_page, checks)
             for nodes, page_probs, page_out, decided, c in zip(selected, per_page, choices, decisions, checks,
                                                                strict=True):
                 for k, row in decided.items():
@@ -85,6 +84,25 @@ class FreeDOM(Extractor):
             choices = vote_site(selected, per_page, choices, fields, self.settings.vote_min_pages,
                                 checks if self.settings.value_checks else None)
         return choices
+
+    def relation_decisions(self, inputs: NodeInputs, selected: Sequence[Sequence[TextNode]],
+                           per_page: Sequence[np.ndarray], checks: Sequence[PageChecks | None]) -> list[dict[int, int]]:
+        """Per page, field -> node row from the relation stage. With value checks, the stage runs as without
+        them and a field keeps that pick when it passes: the pair network judges every field's candidates
+        together, so candidates changed for one field (its node failed) would move the others' picks. Fields
+        left without a passing pick (their node-stage node or that pick failed) take the pick of a second run
+        in which failing nodes are no candidates."""
+        m = self.settings.relation_top_m
+        plain = self.model.relation_decisions(inputs, selected, per_page, m)
+        if not self.settings.value_checks:
+            return plain
+        checked = self.model.relation_decisions(inputs, selected, per_page, m,
+                                                allowed=[c.allowed for c in checks if c is not None])
+        out = []
+        for first, second, c in zip(plain, checked, checks, strict=True):
+            kept = {k: row for k, row in first.items() if c is None or c.allowed[row, k]}
+            out.append(kept | {k: row for k, row in second.items() if k not in kept})
+        return out
 
     def page_checks(self, page: ParsedPage, nodes: Sequence[TextNode], probs: np.ndarray) -> PageChecks:
         """The value checks of one page's nodes. `not_title` compares with the page's `<title>` / `og:title` and

@@ -150,3 +150,22 @@ def test_the_method_checks_against_the_pages_title_and_returns_spans_as_set():
     assert checks.value(2, FIELDS.index("isbn_13"), nodes[2].text) == "978-0-306-40615-7"
     method.settings = dataclasses.replace(method.settings, value_spans=False)
     assert method.page_checks(pages[1], nodes, probs).value(2, 1, nodes[2].text) == nodes[2].text
+
+
+def test_checks_change_no_value_that_passes_them():
+    """The relation stage judges all fields' candidates together: a field whose node failed (and so has new
+    candidates) must not move another field's passing pick (held-out site 122: its publisher did)."""
+    from pagesieve.eval.book_sites import generate_site
+    from pagesieve.eval.freedom import predict_site
+    from pagesieve.models.freedom.checks import CHECKS
+
+    site = generate_site(122, 30, heldout=True)
+    before = predict_site(FreeDOM(FreeDOMSettings(device="cpu", value_checks=False, vote=False)), site)
+    after = predict_site(FreeDOM(FreeDOMSettings(device="cpu", vote=False)), site)
+    settings = FreeDOMSettings()
+    for pid, values in before.items():
+        titles = {title_key(values.get("title", ""))}
+        for name, value in values.items():
+            check = CHECKS.get(settings.checks.get(name, ""))
+            if check is None or check(value, titles) is not None:
+                assert after[pid].get(name) == value, (pid, name)
