@@ -9,6 +9,11 @@ related books with their own titles and authors, reviews, a footer). Pages of a 
 fields left out at random.
 Gold values are whole text nodes, as SWDE labels them (`: June 2010` where the label's colon sits in the node).
 
+Held-out variant (`heldout=True`, `heldout:A-B` in a site list): label words that no ordinary site uses, and
+detail rows beside the fields in the same markup that look like them to a model but fail a value check (an
+ISBN-10, the book's dimensions such as `6.0 X 6.5 (inches)`, a page count, the binding), as real book sites
+show them. Its sites draw from their own seed, so the ordinary sites stay byte-identical.
+
 What it cannot show: real sites' markup noise (broken HTML, scripts, ads, tracking), label wording and layouts
 outside the lists here, values whose text node holds more than the value, long-tail vocabulary, and the
 correlation between a site's age and its markup. A score on these sites bounds nothing on real ones.
@@ -18,7 +23,7 @@ from __future__ import annotations
 
 import html
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = ["BOOK_FIELDS", "SyntheticSite", "generate_site", "generate_sites"]
 
@@ -51,6 +56,13 @@ _LABELS = {
     "publisher": ("Publisher", "Published by", "Imprint", "Publishing House", "Label"),
 }
 _AUTHOR_SLOT = "@@authors@@"
+# Held-out sites' labels: none of them is in _LABELS, so a model trained on ordinary sites never read them.
+_HELDOUT_LABELS = {
+    "author": ("Contributor", "Author name", "Creator"),
+    "isbn_13": ("ISBN 13", "EAN/ISBN-13", "Product code"),
+    "publication_date": ("Date published", "Issue date", "First published"),
+    "publisher": ("Manufacturer", "Publisher name", "Brand"),
+}
 _LAYOUTS = ("table", "dl", "bold_tail", "inline", "divs")
 # How a site shows the book's title on the page ({} is the title) and in its document <title> ({title},
 # {site}, {author}): real sites use any heading or a styled span, and name the book in <title> their own way.
@@ -104,6 +116,7 @@ class _Template:
     title_markup: str
     document_title: str
     title_crumb: bool          # the breadcrumbs end with the book's title
+    extra_rows: tuple[int, ...] = ()   # held-out sites: where the ISBN-10, dimensions, pages, binding rows go
 
 
 def _template(rng: random.Random) -> _Template:
@@ -121,9 +134,9 @@ def _e(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def _detail(t: _Template, name: str, value: str) -> tuple[str, str]:
-    """(markup of one detail field, its gold text node)."""
-    label = t.labels[name]
+def _detail(t: _Template, name: str, value: str, label: str | None = None) -> tuple[str, str]:
+    """(markup of one detail field, its gold text node); `label` overrides the site's label of `name`."""
+    label = label or t.labels[name]
     if t.layout == "table":
         return f"<tr><th>{_e(label)}:</th><td>{_e(value)}</td></tr>", value
     if t.layout == "dl":
@@ -166,6 +179,15 @@ def _noise(kind: str, rng: random.Random, book: dict[str, list[str]], t: _Templa
     return "<div class='footer'>Copyright 2010. All rights reserved. <a>Privacy</a> <a>Contact us</a></div>"
 
 
+def _extra_rows(rng: random.Random, t: _Template) -> list[str]:
+    """Detail rows that are no field (held-out sites), in the site's layout."""
+    isbn10 = f"{rng.randrange(10**8, 10**9)}{rng.choice('0123456789X')}"
+    size = f"{rng.randrange(4, 10)}.{rng.randrange(10)} X {rng.randrange(5, 12)}.{rng.randrange(10)} (inches)"
+    values = (("ISBN-10", isbn10), ("Dimensions", size), ("Pages", str(rng.randrange(90, 900))),
+              ("Format", rng.choice(("Paperback", "Hardcover", "Mass Market"))))
+    return [_detail(t, "", value, label)[0] for label, value in values]
+
+
 def _page(t: _Template, rng: random.Random, site: str) -> tuple[str, dict[str, list[str]]]:
     book = _book(rng, t.date_style)
     gold: dict[str, list[str]] = {"title": book["title"]}
@@ -189,6 +211,9 @@ def _page(t: _Template, rng: random.Random, site: str) -> tuple[str, dict[str, l
         markup, value = _detail(t, name, book[name][0])
         rows.append(markup)
         gold[name] = [value]
+    if t.extra_rows:
+        for at, row in zip(t.extra_rows, _extra_rows(rng, t), strict=True):
+            rows.insert(min(at, len(rows)), row)       # a fixed place per site; missing fields shift it
     wrap = {"table": ("<table>", "</table>"), "dl": ("<dl>", "</dl>")}.get(t.layout, ("<ul>", "</ul>"))
     if t.layout in ("inline", "divs"):
         wrap = ("<div class='details'>", "</div>")
@@ -203,11 +228,15 @@ def _page(t: _Template, rng: random.Random, site: str) -> tuple[str, dict[str, l
     return page, gold
 
 
-def generate_site(index: int, n_pages: int, seed: int = 0) -> SyntheticSite:
-    """Site number `index` (its template and books depend only on `seed` and `index`), `n_pages` pages."""
-    rng = random.Random(f"book-site/{seed}/{index}")
+def generate_site(index: int, n_pages: int, seed: int = 0, heldout: bool = False) -> SyntheticSite:
+    """Site number `index` (its template and books depend only on `seed`, `index` and `heldout`), `n_pages`
+    pages; `heldout`: the held-out variant (module docstring), named `heldbook<index>`."""
+    rng = random.Random(f"book-site/{seed}/{index}" + ("/heldout" if heldout else ""))
     t = _template(rng)
-    name = f"synbook{index:02d}"
+    if heldout:
+        t = replace(t, labels={f: rng.choice(v) for f, v in _HELDOUT_LABELS.items()},
+                    extra_rows=tuple(rng.randrange(5 + i) for i in range(4)))
+    name = f"{'heldbook' if heldout else 'synbook'}{index:02d}"
     pages, gold = {}, {}
     for i in range(n_pages):
         markup, page_gold = _page(t, rng, name)
@@ -217,5 +246,6 @@ def generate_site(index: int, n_pages: int, seed: int = 0) -> SyntheticSite:
     return SyntheticSite(name, pages, gold)
 
 
-def generate_sites(indices: range | list[int], n_pages: int, seed: int = 0) -> list[SyntheticSite]:
-    return [generate_site(i, n_pages, seed) for i in indices]
+def generate_sites(indices: range | list[int], n_pages: int, seed: int = 0,
+                   heldout: bool = False) -> list[SyntheticSite]:
+    return [generate_site(i, n_pages, seed, heldout) for i in indices]

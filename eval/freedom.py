@@ -41,12 +41,14 @@ def subset(site: Site, ids: Sequence[str]):
 
 def sites_of(spec: str, vertical: str, fields: list[str], swde: str, synthetic_pages: int, seed: int) -> list:
     """The sites a comma-separated list names: an SWDE site (`booksamillion`, or `booksamillion[0-199]` for a
-    range of its page ids) or `synthetic:A-B` (generated book sites A..B, `synthetic_pages` pages each)."""
+    range of its page ids), `synthetic:A-B` (generated book sites A..B, `synthetic_pages` pages each) or
+    `heldout:A-B` (the generator's held-out variant: unseen labels, look-alike rows; `book_sites.py`)."""
     sites = []
     for item in filter(None, spec.split(",")):
-        if item.startswith("synthetic:"):
+        if item.startswith(("synthetic:", "heldout:")):
             a, _, b = item.split(":", 1)[1].partition("-")
-            sites += generate_sites(range(int(a), int(b or a) + 1), synthetic_pages, seed)
+            sites += generate_sites(range(int(a), int(b or a) + 1), synthetic_pages, seed,
+                                    heldout=item.startswith("heldout:"))
             continue
         match = re.fullmatch(r"(\w+)(?:\[(\d+)-(\d+)\])?", item)
         if not match:
@@ -78,18 +80,26 @@ def predict_site(method: FreeDOM, site: Site) -> dict[str, dict[str, str]]:
 
 
 def score_sites(model: str, sites: Sequence[Site], fields: Sequence[str], vote: bool, top_n: int = 300,
-                settings: FreeDOMSettings | None = None, relation: bool = True) -> dict[str, dict]:
-    """site -> {"f1": macro over fields, "fields": field -> {precision, recall, f1}}, plus "mean" over sites.
+                settings: FreeDOMSettings | None = None, relation: bool = True,
+                value_checks: bool | None = None) -> dict[str, dict]:
+    """site -> {"f1": macro over fields, "fields": field -> {precision, recall, f1}}, plus "mean" over sites
+    ({"f1", "fields": field -> mean F1}).
 
     `settings`, when given, is used as is but for `vote` and `relation` (and `model`, `top_n` are ignored); on
-    the CPU unless its `device` says otherwise. `relation` runs the second stage when the model has one.
+    the CPU unless its `device` says otherwise. `relation` runs the second stage when the model has one;
+    `value_checks`, when not None, turns the decision's value checks on or off.
     """
     if settings is None:
         settings = FreeDOMSettings(model=model, vote=vote, top_n=top_n, device="cpu")
-    method = FreeDOM(dataclasses.replace(settings, vote=vote, relation=relation))
+    settings = dataclasses.replace(settings, vote=vote, relation=relation)
+    if value_checks is not None:
+        settings = dataclasses.replace(settings, value_checks=value_checks)
+    method = FreeDOM(settings)
     out: dict[str, dict] = {}
     for site in sites:
         scores = field_scores(predict_site(method, site), site.gold, fields)
         out[site.name] = {"f1": sum(s["f1"] for s in scores.values()) / len(fields), "fields": scores}
-    out["mean"] = {"f1": sum(v["f1"] for v in out.values()) / max(len(sites), 1)}
+    n = max(len(sites), 1)
+    out["mean"] = {"f1": sum(v["f1"] for v in out.values()) / n,
+                   "fields": {f: sum(out[s.name]["fields"][f]["f1"] for s in sites) / n for f in fields}}
     return out

@@ -78,16 +78,19 @@ class FreeDOMModel:
 
     @torch.inference_mode()
     def relation_decisions(self, inputs: NodeInputs, pages: Sequence[Sequence[TextNode]], probs: Sequence[np.ndarray],
-                           m: int, max_pairs: int = 65536) -> list[dict[int, int]]:
+                           m: int, max_pairs: int = 65536,
+                           allowed: Sequence[np.ndarray] | None = None) -> list[dict[int, int]]:
         """The second stage on a site's pages (`inputs` = all their nodes, page after page): per page, field ->
-        node row for the uncertain fields that the pair network gives a value (`relation.py`)."""
+        node row for the uncertain fields that the pair network gives a value (`relation.py`). `allowed`: per
+        page, the (N, K) nodes that pass each field's value check (None: all)."""
         out: list[dict[int, int]] = [{} for _ in pages]
         if self.relation is None:
             return out
         jobs, rows, xpaths, positions = [], [], [], []
         offset = 0
         for i, (nodes, page_probs) in enumerate(zip(pages, probs, strict=True)):
-            candidates = page_candidates(page_probs, len(self.fields), m)
+            candidates = page_candidates(page_probs, len(self.fields), m,
+                                         allowed=None if allowed is None else allowed[i])
             if not candidates.certain.all() and len(nodes):
                 head, tail = candidate_pairs(candidates)
                 jobs.append((i, candidates, head, tail, len(rows)))

@@ -109,22 +109,27 @@ class Candidates:
     certain: np.ndarray       # (K,) bool
 
 
-def page_candidates(probs: np.ndarray, n_fields: int, m: int, uncertain: np.ndarray | None = None) -> Candidates:
+def page_candidates(probs: np.ndarray, n_fields: int, m: int, uncertain: np.ndarray | None = None,
+                    allowed: np.ndarray | None = None) -> Candidates:
     """Step 1: the node-level choice of each certain field, the top `m` nodes of each uncertain one.
 
     `uncertain` (K,) marks more fields uncertain (training); a field with no node of its class always is.
+    `allowed` (N, K): the nodes that pass each field's value check (`checks.py`); the others are no
+    candidates for it, so a field whose nodes of its class all fail is uncertain.
     """
     best = probs.argmax(axis=1) if len(probs) else np.zeros(0, dtype=np.int64)
     nodes, fields = [], []
     certain = np.zeros(n_fields, dtype=bool)
     for k in range(n_fields):
-        rows = np.flatnonzero(best == k)
+        ok = np.ones(len(probs), dtype=bool) if allowed is None else allowed[:, k]
+        rows = np.flatnonzero((best == k) & ok)
         if len(rows) and (uncertain is None or not uncertain[k]):
             certain[k] = True
             nodes.append(int(rows[np.argmax(probs[rows, k])]))      # as decode.page_choices picks it
             fields.append(k)
         else:
-            top = np.argsort(-probs[:, k], kind="stable")[:m]
+            passing = np.flatnonzero(ok)
+            top = passing[np.argsort(-probs[passing, k], kind="stable")[:m]]
             nodes += top.tolist()
             fields += [k] * len(top)
     return Candidates(np.array(nodes, dtype=np.int64), np.array(fields, dtype=np.int64), certain)

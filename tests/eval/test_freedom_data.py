@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from pagesieve.eval.book_sites import BOOK_FIELDS, generate_site
+import hashlib
+
+from pagesieve.eval.book_sites import _HELDOUT_LABELS, _LABELS, BOOK_FIELDS, generate_site
 from pagesieve.eval.swde import field_scores, read_groundtruth, read_site
+from pagesieve.models.freedom.checks import date_or_year, isbn13
 from pagesieve.models.freedom.nodes import page_nodes
 from pagesieve.models.page import parse_page
 
@@ -36,3 +39,28 @@ def test_generated_sites_are_reproducible_and_their_gold_values_are_text_nodes()
             texts = {n.text for n in page_nodes(parse_page(body).root)}
             for field in BOOK_FIELDS:
                 assert all(v in texts for v in site.gold[pid].get(field, [])), (site.name, pid, field)
+
+
+def test_held_out_sites_use_unseen_labels_and_rows_that_fail_the_checks_and_leave_the_others_unchanged():
+    assert not {v for vs in _HELDOUT_LABELS.values() for v in vs} & {v for vs in _LABELS.values() for v in vs}
+    site = generate_site(100, 4, heldout=True)
+    assert site.name == "heldbook100" and site.pages != generate_site(100, 4).pages
+    for pid, (_, body) in site.pages.items():
+        texts = {n.text for n in page_nodes(parse_page(body).root)}
+        assert any(isbn13(t) is None and len(t.strip(": ")) == 10 and t.strip(": ")[:9].isdigit() for t in texts)
+        assert any("(inches)" in t and date_or_year(t) is None for t in texts)
+        for field in BOOK_FIELDS:
+            assert all(v in texts for v in site.gold[pid].get(field, [])), (site.name, pid, field)
+    # the ordinary sites (the shipped model's training data) are byte-identical to before the variant existed
+    digest = hashlib.sha256()
+    for index in (0, 11, 27):
+        for _, (_, body) in sorted(generate_site(index, 5).pages.items()):
+            digest.update(body)
+    assert digest.hexdigest()[:16] == "f1fd889b1ebd3709"
+
+
+def test_a_site_list_names_held_out_sites():
+    from pagesieve.eval.freedom import sites_of
+
+    sites = sites_of("synthetic:100-100,heldout:100-101", "book", list(BOOK_FIELDS), "", 3, 0)
+    assert [s.name for s in sites] == ["synbook100", "heldbook100", "heldbook101"]
