@@ -15,6 +15,7 @@ from pagesieve.jobs import export
 from pagesieve.jobs import filter as filter_job
 from pagesieve.jobs.common import Report, job_parser, load_config
 from pagesieve.models.page import visible_text
+from pagesieve.models.page.language import LanguageID, language_of
 from pagesieve.models.quality import QualityRules, judge
 from pagesieve.schemas import DOCUMENTS, FILTERED_DOCUMENTS, QUALITY_COLUMNS, spark_schema
 
@@ -28,8 +29,11 @@ def document_rows(shared_data) -> list[dict]:
                 "error": None if status == "ok" else "no main content", "title": None, "text": text,
                 "content_xpaths": [], "n_chars": len(text or ""), "n_words": len((text or "").split())}
 
-    gold = sorted((shared_data / "scrapinghub" / "gold").glob("*.txt"))
-    rows = [doc(f"good/{f.stem[:12]}", f.read_text("utf-8")) for f in gold[:8]]
+    # good articles in English: the Gopher rules are English ones (docs/quality-filter.md), and since
+    # 2026-11-26 the folder also holds articles in other languages
+    gold = {f.stem: f.read_text("utf-8") for f in sorted((shared_data / "scrapinghub" / "gold").glob("*.txt"))}
+    english = [(stem, text) for stem, text in gold.items() if language_of(text, LanguageID())[0] == "en"]
+    rows = [doc(f"good/{stem[:12]}", text) for stem, text in english[:8]]
     cookie_page = html.fromstring((shared_data / "google-trends-2017" / "input" / "gt_137.html").read_bytes())
     links_page = html.fromstring((shared_data / "dragnet" / "input" / "R118.html").read_bytes())
     rows += [

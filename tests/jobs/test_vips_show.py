@@ -56,7 +56,9 @@ def test_a_very_tall_page_gives_its_top_16384_px_and_says_so(tmp_path, capsys):
 def test_a_browser_that_fails_is_one_line_not_a_traceback(tmp_path, capsys):
     page = tmp_path / "page.html"
     page.write_text(layouts.SIDEBAR, encoding="utf-8")
-    argv = [str(page), "--out", str(tmp_path / "page.png"), "--conf", "vips.executable_path=/no/such/chromium"]
+    # an executable that is not a browser passes the settings check (a missing one is refused there, before
+    # anything starts: tests/jobs/test_bad_input.py) and fails when it is started
+    argv = [str(page), "--out", str(tmp_path / "page.png"), "--conf", "vips.executable_path=/bin/false"]
     assert exit_on_config_error(vips_show.main, argv, "pagesieve vips-show") == 2
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith(f"pagesieve vips-show: error: {page}: error: cannot start /no/such/chromium")
+    assert line.startswith(f"pagesieve vips-show: error: {page}: error: cannot start /bin/false")
