@@ -59,7 +59,7 @@ setup(
         "peers": ["trafilatura>=2.0", "readability-lxml>=0.9", "justext>=3.0", "boilerpy3>=1.0",
                   "datatrove>=0.10,<0.11",
                   "pycld2>=0.41"],  # CLD2: the reference of the language scripts
-        "test": ["pytest>=8", "ruff>=0.6"],
+        "test": ["pytest>=8", "pytest-xdist>=3.5", "ruff>=0.6"],
     },
     entry_points={"console_scripts": ["pagesieve = pagesieve.jobs.cli:main"]},
 )

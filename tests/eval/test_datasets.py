@@ -31,6 +31,7 @@ needs_data = pytest.mark.usefixtures("shared_data")
 # --- the real shared datasets --------------------------------------------------------------------
 
 
+@pytest.mark.slow  # reads all 737 CleanEval pages
 @needs_data
 def test_cleaneval_pages_and_splits():
     info = describe_dataset(CLEANEVAL)

@@ -39,6 +39,7 @@ def test_every_truth_value_appears_in_the_page(pages):
             assert record.text_snippet in text and record.snippet_unique
 
 
+@pytest.mark.slow  # generates three sites
 def test_the_same_seed_gives_the_same_pages_and_another_seed_other_pages():
     a, b = generate_pages(4, seed=11), generate_pages(4, seed=11)
     assert [p.html for p in a] == [p.html for p in b]

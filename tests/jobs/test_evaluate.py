@@ -73,6 +73,7 @@ def test_bring_your_own_jsonl_dataset(tmp_path):
     assert figures["bag_of_words"]["mean"]["f1"] == 1.0
 
 
+@pytest.mark.slow  # FreeDOM over generated sites
 def test_evaluate_swde_scores_freedom_per_site_with_and_without_voting(tmp_path):
     out = tmp_path / "swde"
     assert evaluate.main(["--swde", "synthetic:21-21", "--model", "book", "--out", str(out), "--cpu", "-1"]) == 0

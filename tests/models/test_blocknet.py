@@ -156,6 +156,7 @@ def test_inputs_far_from_the_training_pages_count_as_the_bound(real_pages, dtype
     np.testing.assert_array_equal(bounded.standardise(far)[:, column], -5.0)
 
 
+@pytest.mark.slow  # the model over real pages, batched and one by one
 def test_batched_prediction_equals_one_page_at_a_time(real_pages):
     method = build_method("blocknet", {"device": "cpu"})
     batched = method.process_batch(real_pages)
@@ -177,6 +178,7 @@ def _padded_forward(model: BlockNetModel, inputs: list[np.ndarray]) -> list[np.n
     return [out[i, : len(a)] for i, a in enumerate(inputs)]
 
 
+@pytest.mark.slow  # the model over real pages, two ways
 def test_the_cpu_pass_matches_the_padded_batch(real_pages):
     """`page_logits` (one page, each convolution one matrix product) against `forward` (padded, nn.Conv1d)."""
     model = BlockNetModel.load("default")

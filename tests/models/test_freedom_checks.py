@@ -152,6 +152,7 @@ def test_the_method_checks_against_the_pages_title_and_returns_spans_as_set():
     assert method.page_checks(pages[1], nodes, probs).value(2, 1, nodes[2].text) == nodes[2].text
 
 
+@pytest.mark.slow  # the shipped model over generated sites
 def test_checks_change_no_value_that_passes_them():
     """The relation stage judges all fields' candidates together: a field whose node failed (and so has new
     candidates) must not move another field's passing pick (held-out site 122: its publisher did)."""

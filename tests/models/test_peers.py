@@ -122,6 +122,7 @@ def test_peer_settings_are_checked_at_construction():
         build_method("boilerpy3", {"extractor": "NoSuchExtractor"})
 
 
+@pytest.mark.slow  # all 103 Scrapinghub pages
 def test_resiliparse_wrapper_equals_resiliparse_on_the_raw_page():
     # Regression: fed our tree serialised as XML, resiliparse's HTML5 parser read `<script src=x/>` as an
     # unclosed script and returned empty text on 7 of the 24 pages this folder had then (103 since 2026-11-26).

@@ -121,6 +121,7 @@ def test_a_failure_is_a_result_of_the_methods_own_kind():
     assert outcome.result == ExtractResult(status="error", error="ValueError: no records today")
 
 
+@pytest.mark.slow  # waits out a real alarm
 def test_the_alarm_stops_a_runaway_batch_and_only_its_runaway_page_is_lost():
     # the loop of page "stuck" never ends by itself: the test finishing at all is the guard's doing
     outcomes = run_pages(Stuck(), [page("a", GOOD), page("stuck", GOOD), page("c", GOOD)], timeout_s=0.2)
