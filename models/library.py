@@ -51,7 +51,13 @@ class Document:
 
 def default_method() -> str:
     """The cleaner `clean`, `run`, `stream` and `extract` use when none is named (`clean.method`)."""
-    return load_defaults("jobs")["clean"]["method"]
+    return _packaged_clean_settings()["method"]
+
+
+@functools.cache
+def _packaged_clean_settings() -> dict[str, Any]:
+    """The `[clean]` section of conf/jobs.toml, read once: `extract` must not parse TOML on every call."""
+    return load_defaults("jobs")["clean"]
 
 
 def extract(html: str | bytes, url: str | None = None, method: str | None = None, **settings: Any) -> Document:
@@ -115,7 +121,7 @@ def _cleaner(name: str, overrides: FrozenMap) -> Method:
 
 @functools.cache
 def _language_settings() -> LanguageID | None:
-    clean = load_defaults("jobs")["clean"]
+    clean = _packaged_clean_settings()
     if clean["language_detector"] == "none":
         return None
     return LanguageID(clean["language_detector"], clean["language_min_chars"], clean["language_max_chars"])
