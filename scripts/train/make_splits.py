@@ -1,7 +1,8 @@
 """Write the fixed splits of the text benchmarks into conf/splits/<pool>/{train,fit,validation,test}.txt.
 
 A method is scored on the test part of every pool and never trained or tuned on it (issue: main-text
-quality). Where a pool ships its own split we keep it (Dragnet's train/test lists, BoilerNet's
+quality). WCXB's pool is the benchmark's dev split (its own test split is kept apart, blind), so it is cut
+like the pools without a split of their own. Where a pool ships its own split we keep it (Dragnet's train/test lists, BoilerNet's
 train/dev/test for Google Trends 2017); otherwise a page is in the test part when the SHA-256 of
 "<pool>:<id>" falls in the first TEST_SHARE of the hash space, so a page never changes side when pages are
 added. The train part is cut again the same way into `fit` and `validation` (VALIDATION_SHARE of it), for
@@ -28,7 +29,8 @@ TEST_SHARE = 0.3
 VALIDATION_SHARE = 0.2
 # pool -> the meta.jsonl key of the pool's own split, and which of its values are test
 OWN_SPLITS = {"dragnet": ("dragnet_split", {"test"}), "google-trends-2017": ("boilernet_split", {"test"})}
-POOLS = ("cleaneval", "l3s-gn1", "dragnet", "readability", "google-trends-2017", "scrapinghub")
+POOLS = ("cleaneval", "l3s-gn1", "dragnet", "readability", "google-trends-2017", "scrapinghub", "wcxb",
+         "trafilatura-eval")
 
 
 def _below(key: str, share: float) -> bool:
@@ -50,7 +52,9 @@ def split_pool(folder: Path) -> dict[str, list[str]]:
                 "fit": sorted(listed("web2text_train")), "validation": sorted(listed("web2text_validation")),
                 "test": sorted(listed("web2text_test"))}
     rows = [json.loads(line) for line in (folder / "meta.jsonl").read_text("utf-8").splitlines() if line.strip()]
-    ids = [str(r["id"]) for r in rows if (folder / "gold" / f"{r['id']}.txt").is_file()]
+    # trafilatura-eval has snippet gold only (gold-snippets/<id>.json); the others plain gold text
+    gold = ("gold-snippets", ".json") if not (folder / "gold").is_dir() else ("gold", ".txt")
+    ids = [str(r["id"]) for r in rows if (folder / gold[0] / f"{r['id']}{gold[1]}").is_file()]
     if pool in OWN_SPLITS:
         key, test_values = OWN_SPLITS[pool]
         side = {str(r["id"]): r[key] in test_values for r in rows}
