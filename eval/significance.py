@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["FEW_PAGES", "PairedDifference", "paired_bootstrap"]
+__all__ = ["FEW_PAGES", "PairedDifference", "paired_bootstrap", "paired_bootstrap_counts"]
 
 FEW_PAGES = 20        # under this many pages the percentile interval understates the spread (see above)
 
@@ -67,3 +67,33 @@ def paired_bootstrap(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.nd
     low, high = np.quantile(means, [tail, 1 - tail])
     return PairedDifference(pages=len(d), difference=float(d.mean()), low=float(low), high=float(high), level=level,
                             wins=int((d > 0).sum()), ties=int((d == 0).sum()), losses=int((d < 0).sum()))
+
+
+def _micro_f1(counts: np.ndarray) -> np.ndarray:
+    """F1 of summed (tp, fp, fn, ...) counts along the last axis: 2tp / (2tp + fp + fn), 0 where that is 0/0."""
+    tp, fp, fn = counts[..., 0], counts[..., 1], counts[..., 2]
+    denominator = 2 * tp + fp + fn
+    return np.divide(2 * tp, denominator, out=np.zeros(denominator.shape), where=denominator > 0)
+
+
+def paired_bootstrap_counts(a: np.ndarray, b: np.ndarray, rounds: int = 10_000, level: float = 0.95,
+                            seed: int = 0) -> PairedDifference:
+    """`paired_bootstrap` for a score summed over pages before it is divided (snippet F1 of trafilatura's
+    protocol: tp, fp, fn, tn of all passages): each resample draws pages, sums each method's counts over them
+    and takes the difference of the two F1s. `a` and `b`: (pages, 4) counts, row i from page i. `wins` compares
+    the pages' own F1s."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.ndim != 2 or a.shape != b.shape or a.shape[1] < 3 or len(a) == 0:
+        raise ValueError(f"paired counts need two (pages, 4) arrays of one shape, got {a.shape} and {b.shape}")
+    rng = np.random.default_rng(seed)
+    diffs = []
+    for start in range(0, rounds, _CHUNK):
+        draw = rng.integers(0, len(a), size=(min(_CHUNK, rounds - start), len(a)))
+        diffs.append(_micro_f1(a[draw].sum(axis=1)) - _micro_f1(b[draw].sum(axis=1)))
+    means = np.concatenate(diffs)
+    tail = (1 - level) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    per_page = _micro_f1(a) - _micro_f1(b)
+    return PairedDifference(pages=len(a), difference=float(_micro_f1(a.sum(0)) - _micro_f1(b.sum(0))),
+                            low=float(low), high=float(high), level=level, wins=int((per_page > 0).sum()),
+                            ties=int((per_page == 0).sum()), losses=int((per_page < 0).sum()))

@@ -21,7 +21,7 @@ __getattr__, __all__ = lazy_exports(__name__, {
     "features": ("APPENDIX_CLIP", "BINARY_EDGE_FEATURES", "BINARY_FEATURES", "EDGE_FEATURE_NAMES", "FEATURE_NAMES",
                  "FeatureStats", "block_features", "edge_features", "fit_stats", "page_features", "standardise",
                  "stopwords"),
-    "labelling": ("align", "label_blocks"),
+    "labelling": ("align", "label_blocks", "label_blocks_from_snippets"),
     "method": ("Web2Text", "blocks_result", "blocks_text", "length_groups"),
     "model": ("PACKAGED_MODELS", "Web2TextModel", "pad_sequences", "pick_device"),
     "net": ("PairwiseCNN", "UnaryCNN"),

@@ -305,7 +305,7 @@ def _leaf_count_matrix(texts: list[str], in_link: list[bool], stop: frozenset[st
     return _float_columns(cols, n)                    # whole numbers and flags, exact as floats
 
 
-def _node_counts(cdom: CollapsedDOM) -> np.ndarray:
+def _node_counts(cdom: CollapsedDOM, stop: frozenset[str] | None = None) -> np.ndarray:
     """(n_nodes, 13) counts of every CDOM node: the sums over the leaves of its subtree.
 
     The CDOM is in pre-order, so node k's subtree is the rows k..end[k], and its sums are differences of one
@@ -315,7 +315,8 @@ def _node_counts(cdom: CollapsedDOM) -> np.ndarray:
     per_node = np.zeros((len(cdom) + 1, 13))                      # row 0: the empty sum
     if cdom.leaves:
         per_node[np.asarray(cdom.leaves) + 1] = _leaf_count_matrix(
-            [cdom.text[k] for k in cdom.leaves], [cdom.in_link[k] for k in cdom.leaves], stopwords())
+            [cdom.text[k] for k in cdom.leaves], [cdom.in_link[k] for k in cdom.leaves],
+            stopwords() if stop is None else stop)
     np.cumsum(per_node, axis=0, out=per_node)
     return per_node[np.asarray(cdom.end, dtype=np.intp) + 1] - per_node[:-1]
 
@@ -389,10 +390,11 @@ def page_features(blocks: Blocks) -> tuple[np.ndarray, np.ndarray]:
     return _block_features(blocks, counts, anc), _edge_features(blocks, anc)
 
 
-def block_features(blocks: Blocks) -> np.ndarray:
+def block_features(blocks: Blocks, stop: frozenset[str] | None = None) -> np.ndarray:
     """(n_blocks, 128) raw block features in the order of FEATURE_NAMES (Appendix A, b1-b128), without the edge
-    features (BlockNet reads no edges; their Python loop over the blocks is ~0.1 ms of a median page)."""
-    counts = _node_counts(blocks.cdom)
+    features (BlockNet reads no edges; their Python loop over the blocks is ~0.1 ms of a median page). `stop`:
+    the stop words of b7/b8 and their ancestor copies (None: the shipped English list, as the paper)."""
+    counts = _node_counts(blocks.cdom, stop)
     return _block_features(blocks, counts, _ancestor_stats(blocks.cdom, counts))
 
 

@@ -60,6 +60,7 @@ blocks are labelled boilerplate.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -70,6 +71,7 @@ __all__ = [
     "align",
     "align_blocks",
     "label_blocks",
+    "label_blocks_from_snippets",
     "normalise",
     "SNIPPET_LENGTH",
     "MAX_DP_CELLS",
@@ -407,3 +409,39 @@ def label_blocks(block_texts: Sequence[str], gold: str, threshold: float = 2 / 3
     """
     res = align_blocks(block_texts, gold)
     return [t > 0 and c >= threshold * t - 1e-9 for c, t in zip(res.aligned_chars, res.total_chars, strict=True)]
+
+
+_SPACES = re.compile(r"\s+")
+MIN_SNIPPET_BLOCK = 4     # a block this short or shorter is not labelled from a passage it is part of ("a", "|")
+
+
+def label_blocks_from_snippets(block_texts: Sequence[str], with_: Sequence[str],
+                               without: Sequence[str]) -> tuple[list[float], list[float]]:
+    """Labels and loss weights of blocks from snippet gold (passages that must / must not be in the main text).
+
+    Snippet gold quotes a few passages of a page, not its whole main text, so only the blocks it quotes get a
+    label: a block that holds a `with` passage, or whose text lies inside one, is content (1.0); the same with a
+    `without` passage is boilerplate (0.0); each with weight 1. Every other block, and one matched by both
+    kinds, gets weight 0 (no label). Text is compared with white-space runs folded to one space, case kept, as
+    trafilatura's evaluation compares it; a block of `MIN_SNIPPET_BLOCK` characters or fewer is labelled only
+    when it holds a whole passage.
+
+    Returns:
+        (labels, weights), one float per block each.
+    """
+    def fold(text: str) -> str:
+        return _SPACES.sub(" ", text).strip()
+
+    keep, drop = [fold(w) for w in with_ if fold(w)], [fold(w) for w in without if fold(w)]
+
+    def matches(block: str, passages: list[str]) -> bool:
+        return any(p in block or (len(block) > MIN_SNIPPET_BLOCK and block in p) for p in passages)
+
+    labels, weights = [], []
+    for text in block_texts:
+        block = fold(text)
+        is_kept = bool(block) and matches(block, keep)
+        is_dropped = bool(block) and matches(block, drop)
+        labels.append(1.0 if is_kept and not is_dropped else 0.0)
+        weights.append(1.0 if is_kept != is_dropped else 0.0)
+    return labels, weights

@@ -1,14 +1,15 @@
 """Write the fixed splits of the text benchmarks into conf/splits/<pool>/{train,fit,validation,test}.txt.
 
-A method is scored on the test part of every pool and never trained or tuned on it (issue: main-text
-quality). WCXB's pool is the benchmark's dev split (its own test split is kept apart, blind), so it is cut
-like the pools without a split of their own. Where a pool ships its own split we keep it (Dragnet's train/test lists, BoilerNet's
-train/dev/test for Google Trends 2017); otherwise a page is in the test part when the SHA-256 of
+A method is scored on the test part of every pool and never trained or tuned on it (issue: main-text quality).
+WCXB's pool is the benchmark's dev split (its own test split is kept apart, blind), so it is cut like the
+pools without a split of their own. Where a pool ships its own split we keep it (Dragnet's train/test lists,
+BoilerNet's train/dev/test for Google Trends 2017); otherwise a page is in the test part when the SHA-256 of
 "<pool>:<id>" falls in the first TEST_SHARE of the hash space, so a page never changes side when pages are
 added. The train part is cut again the same way into `fit` and `validation` (VALIDATION_SHARE of it), for
 training with early stopping that never looks at `test`. CleanEval keeps the Web2Text paper's split (test =
 its web2text_test, train = web2text_train and web2text_validation, as the data folder's splits/ lists them;
-its fit/validation are those two). Rerunning the script writes byte-identical files.
+its fit/validation are those two).
+Rerunning the script writes byte-identical files.
 
     .venv/bin/python scripts/train/make_splits.py [--data ../shared/data]
 """

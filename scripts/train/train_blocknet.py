@@ -35,14 +35,14 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch import nn
 
 from pagesieve.data import data_root
 from pagesieve.eval.datasets import iter_gold_pages
 from pagesieve.eval.metrics import bag_of_words_prf
-from pagesieve.models.blocknet import INPUT_NAMES, BlockCNN, BlockNetModel, BlockNetSettings, page_inputs
+from pagesieve.models.blocknet import BlockNetModel, BlockNetSettings, page_inputs
 from pagesieve.models.blocknet.method import content_blocks
 from pagesieve.models.blocknet.model import PACKAGED_MODELS
+from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 from pagesieve.models.page import PageError, parse_page
 from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
 from pagesieve.models.web2text import Blocks, blocks_text, label_blocks
@@ -52,18 +52,11 @@ log = logging.getLogger("train_blocknet")
 DATA = data_root()
 WEIGHTS = Path(__file__).resolve().parents[2] / "models" / "blocknet" / "weights"
 POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017")
-POOL_WEIGHTS = {"cleaneval": 0.3}
-EPOCHS, BATCH, CROP, LR, WEIGHT_DECAY, EMA, WIDTH, DROPOUT = 9, 8, 512, 1e-3, 1e-5, 0.995, 64, 0.3
-INPUT_CLIP = 5.0        # standardised inputs bounded to [-5, 5] in training and inference (BlockNetModel.clip)
 
 
 @dataclass
-class PageData:
-    pool: str
-    page_id: str
-    gold: str
-    inputs: np.ndarray              # (n, len(INPUT_NAMES)) raw
-    labels: np.ndarray              # (n,) float32, 1 = content
+class PageData(TrainingPage):
+    gold: str = ""
     blocks: Blocks | None = None    # kept for validation pages, to score their text
 
 
@@ -77,31 +70,11 @@ def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool) -> li
             except PageError:
                 continue
             labels = np.asarray(label_blocks(blocks.text, gold.gold), dtype=np.float32)
-            pages.append(PageData(pool, gold.page_id, gold.gold, inputs, labels, blocks if keep_blocks else None))
+            pages.append(PageData(pool, gold.page_id, inputs, labels, gold=gold.gold,
+                                  blocks=blocks if keep_blocks else None))
             n += 1
         log.info("%s/%s: %d pages", pool, part, n)
     return pages
-
-
-def batches(pages: list[PageData], model: BlockNetModel, rng: np.random.Generator):
-    order = rng.permutation(len(pages))
-    for start in range(0, len(order), BATCH):
-        chunk = [pages[i] for i in order[start : start + BATCH]]
-        windows = []
-        for p in chunk:
-            offset = int(rng.integers(0, len(p.labels) - CROP + 1)) if len(p.labels) > CROP else 0
-            windows.append((p.inputs[offset : offset + CROP], p.labels[offset : offset + CROP],
-                            POOL_WEIGHTS.get(p.pool, 1.0)))
-        longest = max(len(y) for _, y, _ in windows)
-        x = np.zeros((len(windows), longest, len(INPUT_NAMES)), dtype=np.float32)
-        y = np.zeros((len(windows), longest), dtype=np.float32)
-        w = np.zeros((len(windows), longest), dtype=np.float32)
-        for i, (inputs, labels, weight) in enumerate(windows):
-            x[i, : len(labels)] = model.standardise(inputs)
-            y[i, : len(labels)] = labels
-            w[i, : len(labels)] = weight
-        yield (torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(w),
-               torch.tensor([len(labels) for _, labels, _ in windows]))
 
 
 def pool_f1(pages: list[PageData], logits: list[np.ndarray], settings: BlockNetSettings) -> dict[str, float]:
@@ -120,47 +93,13 @@ def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, floa
     return {pool: round(f1, 4) for pool, f1 in pool_f1(pages, logits, BlockNetSettings()).items()}
 
 
-def train(training: list[PageData], validation: list[PageData], seed: int) -> tuple[BlockNetModel, dict]:
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    stacked = np.concatenate([p.inputs for p in training])
-    model = BlockNetModel(BlockCNN(len(INPUT_NAMES), WIDTH, DROPOUT), stacked.mean(0), stacked.std(0) + 1e-6,
-                          clip=INPUT_CLIP)
-    net = model.net
-    average = torch.optim.swa_utils.AveragedModel(net, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(EMA))
-    optimiser = torch.optim.Adam(net.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
-    history: list[dict] = []
-    start = time.perf_counter()
-    for epoch in range(1, EPOCHS + 1):
-        net.train()
-        total = 0.0
-        for x, y, w, lengths in batches(training, model, rng):
-            per_block = nn.functional.binary_cross_entropy_with_logits(net(x, lengths), y, reduction="none")
-            loss = (per_block * w).sum() / w.sum().clamp(min=1)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            average.update_parameters(net)
-            total += float(loss.detach())
-        model.net = average.module.eval()
-        scores = validation_f1(model, validation)
-        model.net = net
-        history.append({"epoch": epoch, "train_loss": round(total, 4), **scores})
-        log.info("epoch %d  loss %.3f%s  %.0fs", epoch, total, f"  validation BoW F1 {scores}" if validation else "",
-                 time.perf_counter() - start)
-    model.net = average.module.eval()
-    summary = {"epochs": EPOCHS, "train_seconds": round(time.perf_counter() - start, 1),
-               "validation_bow_f1": history[-1] if validation else None}
-    return model, {"summary": summary, "history": {k: [row.get(k) for row in history] for k in history[0]}}
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA, help="folder holding the six pools")
     ap.add_argument("--out", type=Path, default=WEIGHTS / PACKAGED_MODELS["default"], help="file stem to write")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--limit-pools", default=None, help="comma-separated pools (smoke tests); default all six")
-    ap.add_argument("--cleaneval-weight", type=float, default=POOL_WEIGHTS["cleaneval"],
+    ap.add_argument("--cleaneval-weight", type=float, default=Recipe().pool_weights["cleaneval"],
                     help="weight of CleanEval's blocks in the loss (experiments; the shipped model uses the default)")
     ap.add_argument("--parts", default="fit,validation",
                     help="comma-separated parts that train (default: fit,validation, the shipped model; `fit` alone "
@@ -173,17 +112,20 @@ def main(argv: list[str] | None = None) -> int:
     deterministic_torch(args.native_kernels)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
-    POOL_WEIGHTS["cleaneval"] = args.cleaneval_weight
+    recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight})
     training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False) if len(p.labels)]
     validation = [] if "validation" in parts else load(args.data, pools, "validation", keep_blocks=True)
-    model, record = train(training, validation, args.seed)
+    start = time.perf_counter()
+    model, history = train(training, recipe, args.seed,
+                           after_epoch=(lambda m: validation_f1(m, validation)) if validation else None)
+    summary = {"epochs": recipe.epochs, "train_seconds": round(time.perf_counter() - start, 1),
+               "validation_bow_f1": history[-1] if validation else None}
+    record = {"summary": summary, "history": {k: [row.get(k) for row in history] for k in history[0]}}
     model.meta = {"trained_on": [f"{pool}/{part}" for part in parts for pool in pools],
                   "scored_on": [f"{pool}/validation" for pool in pools] if validation else [],
                   "train_pages": len(training), "train_blocks": int(sum(len(p.labels) for p in training)),
                   "seed": args.seed,
-                  "recipe": {"epochs": EPOCHS, "batch": BATCH, "crop": CROP, "lr": LR, "weight_decay": WEIGHT_DECAY,
-                             "ema": EMA, "width": WIDTH, "dropout": DROPOUT, "input_clip": INPUT_CLIP,
-                             "pool_weights": POOL_WEIGHTS},
+                  "recipe": recipe.card(),
                   "torch": torch.__version__, "kernels": "native" if args.native_kernels else "pinned", **record}
     npz, meta = model.save(args.out)
     print(json.dumps({"model": str(npz), "meta": str(meta), **record["summary"]}, indent=1))

@@ -55,3 +55,23 @@ def test_the_seed_fixes_the_interval():
 def test_bad_input_is_refused_with_what_is_wrong(a, b, kwargs, message):
     with pytest.raises(ValueError, match=message):
         paired_bootstrap(a, b, **kwargs)
+
+
+def test_paired_bootstrap_counts_is_the_difference_of_micro_f1s():
+    from pagesieve.eval.significance import paired_bootstrap_counts
+
+    # a finds every passage on every page; b misses half of them on page 2 and keeps one `without` passage
+    a = np.array([[4, 0, 0, 2], [6, 0, 0, 1], [2, 0, 0, 3]])
+    b = np.array([[4, 0, 0, 2], [3, 1, 3, 0], [2, 0, 0, 3]])
+    d = paired_bootstrap_counts(a, b, rounds=2_000)
+    micro_b = 2 * 9 / (2 * 9 + 1 + 3)
+    assert d.difference == pytest.approx(1.0 - micro_b)
+    assert 0 <= d.low <= d.difference <= d.high
+    assert (d.wins, d.ties, d.losses) == (1, 2, 0)
+
+
+def test_paired_bootstrap_counts_refuses_per_page_scores():
+    from pagesieve.eval.significance import paired_bootstrap_counts
+
+    with pytest.raises(ValueError, match="pages, 4"):
+        paired_bootstrap_counts(np.array([0.5, 0.7]), np.array([0.4, 0.6]))

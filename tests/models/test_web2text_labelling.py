@@ -222,3 +222,22 @@ def test_real_cleaneval_pages(shared_data):
     print(f"web2text labelling, 20 CleanEval pages: mean BoW F1 {mean_f1:.4f}, "
           f"{seconds / len(pages) * 1000:.1f} ms per page, {fallbacks} greedy fallbacks")
     assert mean_f1 >= 0.9
+
+
+def test_snippet_labels_mark_only_the_blocks_a_passage_quotes():
+    from pagesieve.models.web2text import label_blocks_from_snippets
+
+    blocks = ["Die Katze sitzt auf der Matte, und   der Hund schläft.", "Teilen auf Facebook", "der Hund",
+              "Impressum", "a"]
+    labels, weights = label_blocks_from_snippets(
+        blocks, with_=["sitzt auf der Matte, und der Hund"], without=["Teilen auf Facebook | Twitter"])
+    # block 0 holds the `with` passage (white space folded); block 2 lies inside it; block 1 inside `without`
+    assert labels == [1.0, 0.0, 1.0, 0.0, 0.0]
+    assert weights == [1.0, 1.0, 1.0, 0.0, 0.0]     # "Impressum" is quoted by nothing; "a" is too short
+
+
+def test_snippet_labels_leave_a_block_both_kinds_quote_unlabelled():
+    from pagesieve.models.web2text import label_blocks_from_snippets
+
+    labels, weights = label_blocks_from_snippets(["Mehr lesen"], with_=["Mehr lesen"], without=["Mehr lesen"])
+    assert (labels, weights) == ([0.0], [0.0])

@@ -1,0 +1,374 @@
+"""Leave-one-benchmark-out selection for BlockNet: train on every pool but one, score the one left out, beside the
+peers on the same pages (issue 40, item 2).
+
+    .venv/bin/python scripts/eval/lobo_blocknet.py cache            # blocks, inputs, labels of every pool (~10 min)
+    .venv/bin/python scripts/eval/lobo_blocknet.py peers            # trafilatura, readability, resiliparse (~5 min)
+    .venv/bin/python scripts/eval/lobo_blocknet.py run --name all --train-pools all [--extra resiliparse,stop]
+
+Pools: the six benchmarks of the shipped model and the two of 2025-26 (wcxb, trafilatura-eval). Every fold trains on
+the `fit` and `validation` parts of the other pools (with `--train-pools six`, of the six old pools only) and scores
+the left-out pool's `fit` and `validation` parts; no `test` part is trained on or scored here (they are the second
+check, by `pagesieve evaluate --split test`). Scores: mean BoW F1 per page, and for trafilatura-eval (snippet gold
+only) the snippet F1 of trafilatura's protocol summed over all its passages; paired bootstrap intervals (95%) of
+BlockNet against the best peer on the same pages. The cache is a working folder (`--cache`, default
+../lobo-cache), never committed: the script rebuilds it.
+
+Candidate inputs (`--extra`), computed in the cache for every block and appended to the 157 of the shipped model:
+- `resiliparse`: whether the block's text is part of resiliparse's main-content output (1/0), and the share of
+  the page's block text that output holds;
+- `stop`: the eight stop-word columns of Web2Text's features recomputed with the stop words of the page's
+  language (models/page/stopwords.py: jusText's lists, else the page's own frequent short words), replacing
+  the English ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import logging
+import multiprocessing
+import re
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+from pagesieve.data import data_root
+from pagesieve.eval.datasets import iter_gold_pages
+from pagesieve.eval.metrics import bag_of_words_prf, snippet_counts, snippet_scores
+from pagesieve.eval.significance import paired_bootstrap, paired_bootstrap_counts
+
+log = logging.getLogger("lobo")
+
+POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017", "wcxb",
+         "trafilatura-eval")
+OLD_POOLS = POOLS[:6]
+PARTS = ("fit", "validation", "test")
+PEERS = ("trafilatura", "readability", "resiliparse")
+EXTRAS = ("resiliparse", "stop")
+_SPACES = re.compile(r"\s+")
+
+
+def _fold(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+# ---- cache ---------------------------------------------------------------------------------------------------------
+
+def _language_sample(texts: list[str], chars: int = 1000) -> str:
+    """The page's longest blocks up to `chars` characters: its prose, not the menus that open it."""
+    out, n = [], 0
+    for t in sorted(texts, key=len, reverse=True):
+        out.append(t)
+        n += len(t)
+        if n >= chars:
+            break
+    return " ".join(out)
+
+
+def _cache_pool(args: tuple[Path, str, Path]) -> str:
+    from resiliparse.extract.html2text import extract_plain_text
+    from resiliparse.parse.html import HTMLTree
+
+    from pagesieve.models.blocknet import page_inputs
+    from pagesieve.models.page import PageError, page_markup, parse_page
+    from pagesieve.models.page.language import LanguageID, language_of
+    from pagesieve.models.page.stopwords import page_stopwords, stopwords_for
+    from pagesieve.models.web2text import FEATURE_NAMES, block_features, label_blocks, label_blocks_from_snippets
+
+    data, pool, cache = args
+    stop_cols = [i for i, n in enumerate(FEATURE_NAMES) if "stopword" in n]
+    inputs, extra, labels, weights, offsets, rows = [], [], [], [], [0], []
+    start = time.perf_counter()
+    for part in PARTS:
+        for gold in iter_gold_pages(data / pool, part):
+            if gold.gold is not None and not gold.gold.strip():
+                continue                                    # an empty gold (WCXB's JavaScript shells): no label
+            try:
+                page = parse_page(gold.html, url=gold.url, page_id=gold.page_id)
+                blocks, x = page_inputs(page)
+            except PageError:
+                continue
+            if not len(blocks):
+                continue
+            texts = list(blocks.text)
+            if gold.gold is not None:
+                y = np.asarray(label_blocks(texts, gold.gold), np.float32)
+                w = np.ones(len(texts), np.float32)
+            else:
+                y, w = (np.asarray(v, np.float32) for v in
+                        label_blocks_from_snippets(texts, gold.snippets.with_, gold.snippets.without))
+            res = _fold(extract_plain_text(HTMLTree.parse(page_markup(page)), main_content=True,
+                                           preserve_formatting=True))
+            in_res = np.fromiter((bool(b) and b in res for b in map(_fold, texts)), np.float32, len(texts))
+            share = len(res) / max(sum(map(len, texts)), 1)
+            lang, _ = language_of(_language_sample(texts), LanguageID())
+            stop = stopwords_for(lang) or page_stopwords(texts)
+            stop_x = block_features(blocks, stop)[:, stop_cols]
+            extra.append(np.hstack([in_res[:, None], np.full((len(texts), 1), min(share, 5.0), np.float32),
+                                    stop_x.astype(np.float32)]))
+            inputs.append(x)
+            labels.append(y)
+            weights.append(w)
+            offsets.append(offsets[-1] + len(texts))
+            node = blocks.node
+            rows.append({"id": gold.page_id, "part": part, "page_type": gold.meta.get("page_type"),
+                         "language": gold.meta.get("language") or lang, "detected": lang, "texts": texts,
+                         "brk": [bool(blocks.cdom.break_before[k]) for k in node],
+                         "glued": [bool(blocks.cdom.glued[k]) for k in node],
+                         "gold": gold.gold,
+                         "snippets": None if gold.snippets is None else
+                         {"with": list(gold.snippets.with_), "without": list(gold.snippets.without)}})
+    np.savez(cache / f"{pool}.npz", inputs=np.concatenate(inputs), extra=np.concatenate(extra),
+             labels=np.concatenate(labels), weights=np.concatenate(weights), offsets=np.asarray(offsets))
+    with gzip.open(cache / f"{pool}.pages.jsonl.gz", "wt", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return f"{pool}: {len(rows)} pages, {offsets[-1]} blocks, {time.perf_counter() - start:.0f}s"
+
+
+def _peers_pool(args: tuple[Path, str, Path]) -> str:
+    from pagesieve.models.page import PageError, parse_page
+    from pagesieve.models.registry import build_method
+
+    data, pool, cache = args
+    methods = {name: build_method(name) for name in PEERS}
+    start = time.perf_counter()
+    with gzip.open(cache / f"{pool}.peers.jsonl.gz", "wt", encoding="utf-8") as fh:
+        for part in PARTS:
+            for gold in iter_gold_pages(data / pool, part):
+                row: dict = {"id": gold.page_id}
+                try:
+                    page = parse_page(gold.html, url=gold.url, page_id=gold.page_id)
+                except PageError:
+                    page = None
+                for name, method in methods.items():
+                    try:
+                        row[name] = method.process(page).text or "" if page is not None else ""
+                    except Exception as exc:  # noqa: BLE001 - a peer that fails on a page extracts nothing
+                        log.warning("%s on %s/%s: %s", name, pool, gold.page_id, exc)
+                        row[name] = ""
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return f"{pool}: peers in {time.perf_counter() - start:.0f}s"
+
+
+def _map(fn, pools: list[str], data: Path, cache: Path, jobs: int) -> None:
+    cache.mkdir(parents=True, exist_ok=True)
+    work = [(data, pool, cache) for pool in pools]
+    if jobs <= 1:
+        for w in work:
+            print(fn(w), flush=True)
+        return
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        for line in pool.imap_unordered(fn, work):
+            print(line, flush=True)
+
+
+# ---- folds ---------------------------------------------------------------------------------------------------------
+
+class CachedPool:
+    """One pool's cached pages: inputs (with the chosen extras), labels, and what scoring needs."""
+
+    def __init__(self, cache: Path, name: str, extras: tuple[str, ...]) -> None:
+        self.name = name
+        with np.load(cache / f"{name}.npz") as z:
+            inputs, extra = z["inputs"], z["extra"]
+            self.labels, self.weights, offsets = z["labels"], z["weights"], z["offsets"]
+        cols = [inputs]
+        if "stop" in extras:
+            from pagesieve.models.web2text import FEATURE_NAMES
+            stop_cols = [i for i, n in enumerate(FEATURE_NAMES) if "stopword" in n]
+            inputs = inputs.copy()
+            inputs[:, stop_cols] = extra[:, 2:]
+            cols = [inputs]
+        if "resiliparse" in extras:
+            cols.append(extra[:, :2])
+        self.inputs = np.hstack(cols) if len(cols) > 1 else cols[0]
+        self.offsets = offsets
+        with gzip.open(cache / f"{name}.pages.jsonl.gz", "rt", encoding="utf-8") as fh:
+            self.rows = [json.loads(line) for line in fh]
+
+    def page(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        cut = slice(self.offsets[i], self.offsets[i + 1])
+        return self.inputs[cut], self.labels[cut], self.weights[cut]
+
+    def indices(self, parts: tuple[str, ...]) -> list[int]:
+        return [i for i, r in enumerate(self.rows) if r["part"] in parts]
+
+
+def _text(row: dict, content: np.ndarray) -> str:
+    from pagesieve.models.web2text.method import blocks_text
+
+    n = len(row["texts"])
+    blocks = SimpleNamespace(text=row["texts"], node=list(range(n)),
+                             cdom=SimpleNamespace(break_before=row["brk"], glued=row["glued"]))
+    return blocks_text(blocks, content)
+
+
+def _score(row: dict, text: str) -> tuple[float, tuple[int, int, int, int] | None]:
+    if row["gold"] is not None:
+        return bag_of_words_prf(text, row["gold"]).f1, None
+    s = row["snippets"]
+    counts = snippet_counts(text, s["with"], s["without"])
+    return float("nan"), counts
+
+
+def _fold_job(args: tuple) -> dict:
+    import torch
+
+    from pagesieve.models.blocknet import BlockNetSettings
+    from pagesieve.models.blocknet.method import content_blocks
+    from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
+
+    cache, left_out, train_pools, extras, seed, recipe_kw = args
+    torch.set_num_threads(1)
+    recipe = Recipe(**recipe_kw)
+    pages = []
+    for name in train_pools:
+        if name == left_out:
+            continue
+        pool = CachedPool(cache, name, extras)
+        for i in pool.indices(("fit", "validation")):
+            x, y, w = pool.page(i)
+            if w.sum() > 0:
+                pages.append(TrainingPage(name, pool.rows[i]["id"], x, y, w))
+    model, _ = train(pages, recipe, seed)
+    pool = CachedPool(cache, left_out, extras)
+    settings = BlockNetSettings()
+    out = []
+    for i in pool.indices(("fit", "validation")):
+        row = pool.rows[i]
+        x, _, _ = pool.page(i)
+        logits = model.logits([x])[0]
+        text = _text(row, content_blocks(SimpleNamespace(text=row["texts"]), logits, settings))
+        f1, counts = _score(row, text)
+        out.append({"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()})
+    return {"pool": left_out, "pages": out, "train_pages": len(pages)}
+
+
+def _peer_scores(cache: Path, pool: CachedPool) -> dict[str, dict[str, dict]]:
+    texts: dict[str, dict] = {}
+    with gzip.open(cache / f"{pool.name}.peers.jsonl.gz", "rt", encoding="utf-8") as fh:
+        for line in fh:
+            r = json.loads(line)
+            texts[r["id"]] = r
+    out: dict[str, dict[str, dict]] = {p: {} for p in PEERS}
+    for i in pool.indices(("fit", "validation")):
+        row = pool.rows[i]
+        for peer in PEERS:
+            text = texts[row["id"]][peer]
+            f1, counts = _score(row, text)
+            out[peer][row["id"]] = {"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()}
+    return out
+
+
+def _pool_value(pages: list[dict]) -> float:
+    if pages and pages[0]["counts"] is not None:
+        return snippet_scores(*np.sum([p["counts"] for p in pages], axis=0).tolist())["f1"]
+    return float(np.mean([p["f1"] for p in pages]))
+
+
+def _compare(ours: list[dict], peer: list[dict]) -> tuple[float, float, float]:
+    if ours[0]["counts"] is not None:
+        d = paired_bootstrap_counts(np.array([p["counts"] for p in ours]), np.array([p["counts"] for p in peer]))
+    else:
+        d = paired_bootstrap([p["f1"] for p in ours], [p["f1"] for p in peer])
+    return d.difference, d.low, d.high
+
+
+def run(args: argparse.Namespace) -> dict:
+    train_pools = OLD_POOLS if args.train_pools == "six" else POOLS
+    extras = tuple(e for e in args.extra.split(",") if e)
+    unknown = set(extras) - set(EXTRAS)
+    if unknown:
+        raise SystemExit(f"--extra takes {', '.join(EXTRAS)}, not {', '.join(sorted(unknown))}")
+    pools = args.pools.split(",") if args.pools else list(POOLS)
+    recipe = json.loads(args.recipe) if args.recipe else {}
+    work = [(args.cache, p, train_pools, extras, args.seed, recipe) for p in pools]
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as mp:
+        folds = list(mp.imap(_fold_job, work))
+    report = {"name": args.name, "train_pools": args.train_pools, "extras": extras, "seed": args.seed,
+              "recipe": recipe, "pools": {}}
+    for fold in folds:
+        pool = CachedPool(args.cache, fold["pool"], ())
+        peers = _peer_scores(args.cache, pool)
+        ours = fold["pages"]
+        row = {"pages": len(ours), "blocknet": round(_pool_value(ours), 4),
+               "empty": sum(p["empty"] for p in ours)}
+        for peer in PEERS:
+            row[peer] = round(_pool_value([peers[peer][p["id"]] for p in ours]), 4)
+        best = max(PEERS, key=lambda p: row[p])
+        diff, low, high = _compare(ours, [peers[best][p["id"]] for p in ours])
+        row |= {"best_peer": best, "gap": round(diff, 4), "low": round(low, 4), "high": round(high, 4)}
+        by = {}
+        scored = pool.indices(("fit", "validation"))
+        for key in ("page_type", "language"):
+            groups: dict[str, list[int]] = {}
+            for j, _ in enumerate(ours):
+                value = pool.rows[scored[j]][key]
+                if value:
+                    groups.setdefault(value, []).append(j)
+            if len(groups) > 1:
+                by[key] = {g: {"pages": len(ix), "blocknet": round(_pool_value([ours[j] for j in ix]), 4),
+                               **{peer: round(_pool_value([peers[peer][ours[j]["id"]] for j in ix]), 4)
+                                  for peer in PEERS}}
+                           for g, ix in sorted(groups.items(), key=lambda kv: -len(kv[1]))}
+        row["by"] = by
+        report["pools"][fold["pool"]] = row
+        report.setdefault("per_page", {})[fold["pool"]] = ours
+    gaps = [r["gap"] for r in report["pools"].values()]
+    report["macro_blocknet"] = round(float(np.mean([r["blocknet"] for r in report["pools"].values()])), 4)
+    report["macro_best_peer"] = round(float(np.mean([max(r[p] for p in PEERS) for r in report["pools"].values()])), 4)
+    report["worst_gap"] = round(min(gaps), 4)
+    return report
+
+
+def print_report(report: dict) -> None:
+    print(f"\n{report['name']}: train {report['train_pools']}, extras {list(report['extras'])}, seed {report['seed']}")
+    print(f"{'left out':<20}{'pages':>6}{'blocknet':>9}" + "".join(f"{p:>12}" for p in PEERS)
+          + f"{'gap to best (95%)':>28}{'empty':>6}")
+    for pool, r in report["pools"].items():
+        print(f"{pool:<20}{r['pages']:>6}{r['blocknet']:>9.3f}" + "".join(f"{r[p]:>12.3f}" for p in PEERS)
+              + f"{r['gap']:>+10.3f} [{r['low']:+.3f}, {r['high']:+.3f}] {r['best_peer'][:5]:>5}{r['empty']:>6}")
+    print(f"macro: blocknet {report['macro_blocknet']:.4f}, best peer per pool {report['macro_best_peer']:.4f}, "
+          f"worst gap {report['worst_gap']:+.4f}")
+    for pool, r in report["pools"].items():
+        for key, groups in r["by"].items():
+            print(f"  {pool} by {key}: " + "; ".join(
+                f"{g} ({v['pages']}) {v['blocknet']:.3f} vs "
+                + "/".join(f"{v[p]:.3f}" for p in PEERS) for g, v in groups.items()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("command", choices=("cache", "peers", "run"))
+    ap.add_argument("--data", type=Path, default=data_root())
+    ap.add_argument("--cache", type=Path, default=Path(__file__).resolve().parents[3] / "lobo-cache")
+    ap.add_argument("--pools", default=None, help="comma-separated pools (default: all eight)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--name", default="run")
+    ap.add_argument("--train-pools", choices=("six", "all"), default="all")
+    ap.add_argument("--extra", default="", help=f"comma-separated extra inputs: {', '.join(EXTRAS)}")
+    ap.add_argument("--recipe", default=None, help='JSON of Recipe fields to change, e.g. \'{"epochs": 6}\'')
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=None, help="write the report as JSON here")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", stream=sys.stderr)
+    pools = args.pools.split(",") if args.pools else list(POOLS)
+    if args.command == "cache":
+        _map(_cache_pool, pools, args.data, args.cache, args.jobs)
+    elif args.command == "peers":
+        _map(_peers_pool, pools, args.data, args.cache, args.jobs)
+    else:
+        report = run(args)
+        print_report(report)
+        if args.out:
+            args.out.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
