@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from ..page import Cleaner, CleanResult, ParsedPage
+from ..page.words import count_words
 from ..web2text import Blocks, blocks_result, length_groups, pick_device
 from ..web2text.method import PageBlocks, page_blocks_within
 from .features import block_inputs
@@ -26,7 +27,7 @@ def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSetting
     if len(logits) and settings.min_words > 0:
         words = 0
         for i in np.flatnonzero(content).tolist():        # stops at min_words: most pages pass in a few blocks
-            words += len(blocks.text[i].split())
+            words += count_words(blocks.text[i])        # CJK: each ideograph and kana a word
             if words >= settings.min_words:
                 break
         if words < settings.min_words:

@@ -15,34 +15,22 @@ Our choice, on the final leaves of the tree:
 3. Inside that region every leaf with words whose link density is under the limit is main content,
    short ones included (headings, captions, a one-line paragraph): the region vouches for them.
 
-Words: whitespace-separated tokens, except that every Han ideograph and kana counts as one word: Chinese
-and Japanese are written without spaces, and a whole paragraph of them would otherwise be one "word",
-never content evidence, while the page's spaced English footer would be.
+Words: `models.page.words.count_words` (every Han ideograph and kana is a word of its own).
 
 The text is the chosen leaves' text in the tree's (visual) order, one block per paragraph.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from ..page.words import count_words
 from .extraction import VisualTree
 from .render import VisualNode
 from .settings import VIPSSettings
 from .structure import VipsBlock
 
-__all__ = ["LeafText", "leaf_text", "choose_main", "count_words"]
-
-# kana and Han ideographs (extension A and the compatibility block included): scripts written without spaces
-_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_WORD = re.compile(f"[{_UNSPACED}]|[^\\s{_UNSPACED}]+")
-
-
-def count_words(text: str) -> int:
-    """Whitespace tokens, with each Han ideograph or kana a word of its own (see the module docstring)."""
-    return len(_WORD.findall(text))
-
+__all__ = ["LeafText", "leaf_text", "choose_main"]
 
 @dataclass(frozen=True, slots=True)
 class LeafText:

@@ -249,3 +249,17 @@ def test_a_page_the_model_is_unsure_of_falls_back_to_its_best_blocks(shared_data
     assert "Six days powerless" in result.text and "Thanks for helping" in result.text
     assert "Rules of Engagement" not in result.text and "Copyright" not in result.text
     assert bag_of_words_prf(result.text, gold.gold).f1 > bag_of_words_prf(strict.text, gold.gold).f1 + 0.3
+
+
+def test_the_fallback_counts_chinese_in_characters():
+    """A page whose content is one unspaced Chinese paragraph of 60 characters holds 60 words, not one: over a
+    `min_words` of 50 it keeps the model's labels instead of taking the fallback."""
+    from types import SimpleNamespace
+
+    from pagesieve.models.blocknet import BlockNetSettings
+    from pagesieve.models.blocknet.method import content_blocks
+
+    blocks = SimpleNamespace(text=["中" * 60, "Home About Contact"])
+    logits = np.array([1.0, -0.5], dtype=np.float32)
+    settings = BlockNetSettings(min_words=50, fallback_margin=3)
+    assert content_blocks(blocks, logits, settings).tolist() == [True, False]

@@ -17,9 +17,9 @@ import vips_layouts as layouts
 from browsers import browser_pids
 
 from pagesieve.models.page import PageInput, SubResource, build_runner, prepare, run_prepared
+from pagesieve.models.page.words import count_words
 from pagesieve.models.vips import VIPS, VIPSCleaner, VIPSSettings, segments_of
 from pagesieve.models.vips.extraction import VisualTree, extract_blocks
-from pagesieve.models.vips.main import count_words
 from pagesieve.models.vips.render import Renderer, RenderOptions, with_base
 
 pytestmark = pytest.mark.slow  # every test here renders pages in a real Chromium
