@@ -19,9 +19,15 @@ import numpy as np
 
 from ..page import ParsedPage
 from ..page.context import CONTEXT_BITS
+from ..page.stopwords import language_stopwords
 from ..web2text import FEATURE_NAMES, Blocks, block_features, page_blocks
 
-__all__ = ["CONTEXT_FEATURE_NAMES", "INPUT_NAMES", "block_inputs", "context_features", "page_inputs"]
+__all__ = ["CONTEXT_FEATURE_NAMES", "INPUT_NAMES", "STOPWORD_LISTS", "block_inputs", "context_features", "page_inputs"]
+
+# Which stop words Web2Text's stop-word columns count (a model's card says which it was trained with):
+# "english", the paper's list, on every page; "page-language", the list of the page's language
+# (models/page/stopwords.py: jusText's, else the page's own frequent short words)
+STOPWORD_LISTS = ("english", "page-language")
 
 CONTEXT_FEATURE_NAMES: list[str] = ([f"c{i}.context.{name}" for i, name in enumerate(CONTEXT_BITS, 1)]
                                     + [f"c{i}.{name}" for i, name in enumerate(
@@ -52,13 +58,18 @@ def context_features(blocks: Blocks) -> np.ndarray:
     return out
 
 
-def page_inputs(page: ParsedPage, max_blocks: int | None = None) -> tuple[Blocks, np.ndarray]:
+def page_inputs(page: ParsedPage, max_blocks: int | None = None,
+                stopwords: str = "english") -> tuple[Blocks, np.ndarray]:
     """A page's blocks and their (n, 157) raw inputs, columns as `INPUT_NAMES`; TooLargeError (raised while the
     blocks are built) for a page with more than `max_blocks`."""
     blocks = page_blocks(page, context=True, max_blocks=max_blocks)
-    return blocks, block_inputs(blocks)
+    return blocks, block_inputs(blocks, stopwords)
 
 
-def block_inputs(blocks: Blocks) -> np.ndarray:
-    """(n, 157) raw inputs of blocks built with `page_blocks(page, context=True)`."""
-    return np.hstack([block_features(blocks).astype(np.float32), context_features(blocks)])
+def block_inputs(blocks: Blocks, stopwords: str = "english") -> np.ndarray:
+    """(n, 157) raw inputs of blocks built with `page_blocks(page, context=True)`, the stop-word columns counted
+    with `stopwords` (one of STOPWORD_LISTS)."""
+    if stopwords not in STOPWORD_LISTS:
+        raise ValueError(f"stopwords must be one of {', '.join(STOPWORD_LISTS)}, not {stopwords!r}")
+    stop = language_stopwords(blocks.text) if stopwords == "page-language" and len(blocks) else None
+    return np.hstack([block_features(blocks, stop).astype(np.float32), context_features(blocks)])

@@ -71,7 +71,9 @@ class BlockNet(Cleaner):
     def batch_inputs(self, page: ParsedPage) -> PageBlocks | CleanResult:
         """Blocks and raw inputs of one page, or its `too_large` result."""
         blocks = page_blocks_within(page, self.settings.max_blocks, "blocknet.max_blocks", context=True)
-        return blocks if isinstance(blocks, CleanResult) else PageBlocks(page, blocks, (block_inputs(blocks),))
+        if isinstance(blocks, CleanResult):
+            return blocks
+        return PageBlocks(page, blocks, (block_inputs(blocks, self.model.stopwords),))
 
     def batch_weight(self, inputs: PageBlocks | CleanResult) -> float:
         return 0.0 if isinstance(inputs, CleanResult) else float(len(inputs.blocks))

@@ -39,6 +39,7 @@ class BlockNetModel:
         self._mean, self._std = torch.from_numpy(self.mean), torch.from_numpy(self.std)
         self.clip = None if clip is None else float(clip)
         self.meta = dict(meta or {})
+        self.stopwords: str = self.meta.get("stopwords", "english")   # STOPWORD_LISTS; older cards: english
         self.device = torch.device("cpu")
 
     def to(self, device: torch.device | str) -> BlockNetModel:
@@ -81,7 +82,8 @@ class BlockNetModel:
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write `<stem>.npz` and `<stem>.json`; returns both paths."""
-        card = self.meta | {"width": self.net.width, "input_clip": self.clip, "inputs": INPUT_NAMES}
+        card = self.meta | {"width": self.net.width, "input_clip": self.clip, "stopwords": self.stopwords,
+                            "inputs": INPUT_NAMES}
         return write_model_files(stem, self.arrays(), card)
 
     @classmethod

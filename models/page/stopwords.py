@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 
-__all__ = ["JUSTEXT_NAMES", "page_stopwords", "stopwords_for"]
+from .language import LanguageID, language_of
+
+__all__ = ["JUSTEXT_NAMES", "language_stopwords", "page_stopwords", "stopwords_for", "text_language"]
 
 # ISO 639-1 -> jusText's list name, for every language both know (the detectors give ISO 639-1 codes)
 JUSTEXT_NAMES = {
@@ -62,3 +64,27 @@ def page_stopwords(texts: Iterable[str]) -> frozenset[str]:
     case), those that occur at least twice."""
     counts = Counter(w for t in texts for w in _WORD.findall(t.lower()) if len(w) <= _SHORT and not w.isdigit())
     return frozenset(w for w, n in counts.most_common(PAGE_STOPWORDS) if n >= 2)
+
+
+def _prose_sample(texts: Sequence[str], chars: int) -> str:
+    """The page's longest texts up to `chars` characters: its prose, not the menus that open it."""
+    out, n = [], 0
+    for t in sorted(texts, key=len, reverse=True):
+        out.append(t)
+        n += len(t)
+        if n >= chars:
+            break
+    return " ".join(out)
+
+
+def text_language(texts: Sequence[str]) -> str | None:
+    """The ISO 639-1 language of a page's block texts by the pipeline's default detector (`LanguageID()`:
+    py3langid, the first 1,000 characters) on its longest blocks, or None for too little text."""
+    settings = LanguageID()
+    return language_of(_prose_sample(texts, settings.max_chars), settings)[0]
+
+
+def language_stopwords(texts: Sequence[str]) -> frozenset[str]:
+    """The stop words of the page's language (`text_language`), or the page's own (`page_stopwords`) for a
+    language without a list."""
+    return stopwords_for(text_language(texts)) or page_stopwords(texts)

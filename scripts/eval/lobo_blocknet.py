@@ -58,25 +58,13 @@ def _fold(text: str) -> str:
 
 # ---- cache ---------------------------------------------------------------------------------------------------------
 
-def _language_sample(texts: list[str], chars: int = 1000) -> str:
-    """The page's longest blocks up to `chars` characters: its prose, not the menus that open it."""
-    out, n = [], 0
-    for t in sorted(texts, key=len, reverse=True):
-        out.append(t)
-        n += len(t)
-        if n >= chars:
-            break
-    return " ".join(out)
-
-
 def _cache_pool(args: tuple[Path, str, Path]) -> str:
     from resiliparse.extract.html2text import extract_plain_text
     from resiliparse.parse.html import HTMLTree
 
     from pagesieve.models.blocknet import page_inputs
     from pagesieve.models.page import PageError, page_markup, parse_page
-    from pagesieve.models.page.language import LanguageID, language_of
-    from pagesieve.models.page.stopwords import page_stopwords, stopwords_for
+    from pagesieve.models.page.stopwords import page_stopwords, stopwords_for, text_language
     from pagesieve.models.web2text import FEATURE_NAMES, block_features, label_blocks, label_blocks_from_snippets
 
     data, pool, cache = args
@@ -105,7 +93,7 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
                                            preserve_formatting=True))
             in_res = np.fromiter((bool(b) and b in res for b in map(_fold, texts)), np.float32, len(texts))
             share = len(res) / max(sum(map(len, texts)), 1)
-            lang, _ = language_of(_language_sample(texts), LanguageID())
+            lang = text_language(texts)
             stop = stopwords_for(lang) or page_stopwords(texts)
             stop_x = block_features(blocks, stop)[:, stop_cols]
             extra.append(np.hstack([in_res[:, None], np.full((len(texts), 1), min(share, 5.0), np.float32),

@@ -45,7 +45,7 @@ from pagesieve.models.blocknet.model import PACKAGED_MODELS
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 from pagesieve.models.page import PageError, parse_page
 from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
-from pagesieve.models.web2text import Blocks, blocks_text, label_blocks
+from pagesieve.models.web2text import Blocks, blocks_text, label_blocks, label_blocks_from_snippets
 
 log = logging.getLogger("train_blocknet")
 
@@ -56,21 +56,33 @@ POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "googl
 
 @dataclass
 class PageData(TrainingPage):
-    gold: str = ""
+    gold: str | None = None         # None in a pool with snippet gold only
     blocks: Blocks | None = None    # kept for validation pages, to score their text
 
 
-def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool) -> list[PageData]:
+def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool,
+         stopwords: str = "english") -> list[PageData]:
+    """The pages of `part` of each pool with their inputs and labels: from the gold text (Web2Text's alignment)
+    or, in a pool with snippet gold only (trafilatura-eval), from its passages (the blocks they quote; the
+    others weigh 0). Pages with an empty gold (WCXB's JavaScript shells) are left out."""
     pages = []
     for pool in pools:
         n = 0
         for gold in iter_gold_pages(data / pool, part):
+            if gold.gold is not None and not gold.gold.strip():
+                continue
             try:
-                blocks, inputs = page_inputs(parse_page(gold.html, url=gold.url, page_id=gold.page_id))
+                blocks, inputs = page_inputs(parse_page(gold.html, url=gold.url, page_id=gold.page_id),
+                                             stopwords=stopwords)
             except PageError:
                 continue
-            labels = np.asarray(label_blocks(blocks.text, gold.gold), dtype=np.float32)
-            pages.append(PageData(pool, gold.page_id, inputs, labels, gold=gold.gold,
+            weights = None
+            if gold.gold is not None:
+                labels = np.asarray(label_blocks(blocks.text, gold.gold), dtype=np.float32)
+            else:
+                labels, weights = (np.asarray(v, dtype=np.float32) for v in label_blocks_from_snippets(
+                    blocks.text, gold.snippets.with_, gold.snippets.without))
+            pages.append(PageData(pool, gold.page_id, inputs, labels, weights, gold=gold.gold,
                                   blocks=blocks if keep_blocks else None))
             n += 1
         log.info("%s/%s: %d pages", pool, part, n)
@@ -82,6 +94,8 @@ def pool_f1(pages: list[PageData], logits: list[np.ndarray], settings: BlockNetS
     each page's logits."""
     scores: dict[str, list[float]] = {}
     for p, page_logits in zip(pages, logits, strict=True):
+        if p.gold is None:
+            continue                    # snippet gold: scored by scripts/eval/lobo_blocknet.py, not here
         text = blocks_text(p.blocks, content_blocks(p.blocks, page_logits, settings)) if len(p.labels) else ""
         scores.setdefault(p.pool, []).append(bag_of_words_prf(text, p.gold).f1)
     return {pool: float(np.mean(v)) for pool, v in scores.items()}
@@ -113,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
     recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight})
-    training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False) if len(p.labels)]
+    training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False)
+                if len(p.labels) and (p.weights is None or p.weights.any())]
     validation = [] if "validation" in parts else load(args.data, pools, "validation", keep_blocks=True)
     start = time.perf_counter()
     model, history = train(training, recipe, args.seed,

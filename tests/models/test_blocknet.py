@@ -263,3 +263,22 @@ def test_the_fallback_counts_chinese_in_characters():
     logits = np.array([1.0, -0.5], dtype=np.float32)
     settings = BlockNetSettings(min_words=50, fallback_margin=3)
     assert content_blocks(blocks, logits, settings).tolist() == [True, False]
+
+
+def test_page_language_stop_words_count_a_german_pages_function_words():
+    """Web2Text's stop-word columns read 0 on German prose with the English list; with the page's language
+    (py3langid on its longest blocks -> jusText's German list) they count "und", "die", "der"."""
+    from pagesieve.models.blocknet.features import block_inputs
+    from pagesieve.models.page import parse_page
+    from pagesieve.models.web2text import FEATURE_NAMES, page_blocks
+
+    prose = ("Die Stadtverwaltung hat am Montag beschlossen, dass die neue Brücke über den Fluss erst im nächsten "
+             "Jahr gebaut wird, weil die Kosten gestiegen sind und der Rat noch Gutachten abwarten will.")
+    page = parse_page(f"<html><body><nav><a href='/'>Startseite</a></nav><p>{prose}</p></body></html>".encode())
+    blocks = page_blocks(page, context=True)
+    ratio = FEATURE_NAMES.index("b8.node.stopword_ratio")
+    english, german = block_inputs(blocks), block_inputs(blocks, "page-language")
+    prose_block = blocks.text.index(prose)
+    assert english[prose_block, ratio] < 0.1 < german[prose_block, ratio]
+    with pytest.raises(ValueError, match="stopwords must be one of"):
+        block_inputs(blocks, "german")
