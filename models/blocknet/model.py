@@ -39,7 +39,7 @@ class BlockNetModel:
         self._mean, self._std = torch.from_numpy(self.mean), torch.from_numpy(self.std)
         self.clip = None if clip is None else float(clip)
         self.meta = dict(meta or {})
-        self.stopwords: str = self.meta.get("stopwords", "english")   # STOPWORD_LISTS; older cards: english
+        self.stopwords = "english"      # STOPWORD_LISTS: what the stop-word inputs count (cards before it: english)
         self.device = torch.device("cpu")
 
     def to(self, device: torch.device | str) -> BlockNetModel:
@@ -102,8 +102,10 @@ class BlockNetModel:
             raise ValueError(f"model was trained with an earlier BlockNet network ({', '.join(unfit)} missing or "
                              "of another shape); retrain it with scripts/train/train_blocknet.py")
         net.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
-        card = {k: v for k, v in meta.items() if k not in ("inputs", "width", "input_clip")}
-        return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=card, clip=meta.get("input_clip"))
+        card = {k: v for k, v in meta.items() if k not in ("inputs", "width", "input_clip", "stopwords")}
+        model = cls(net, arrays["stats/mean"], arrays["stats/std"], meta=card, clip=meta.get("input_clip"))
+        model.stopwords = meta.get("stopwords", "english")
+        return model
 
     @classmethod
     def load(cls, model: str | Path) -> BlockNetModel:
