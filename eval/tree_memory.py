@@ -8,7 +8,9 @@ the machine's memory. Linux only.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import time
 from collections.abc import Sequence
@@ -43,28 +45,38 @@ class TreePeak:
                 "peak_pss_mib": round(self.pss_kib / 1024), "processes": self.processes, "pss_by_kind_mib": mib}
 
 
-def _children() -> dict[int, list[int]]:
-    kids: dict[int, list[int]] = {}
+def _processes() -> dict[int, tuple[int, int]]:
+    """{pid: (parent pid, session id)} of every process /proc shows now."""
+    out: dict[int, tuple[int, int]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
             with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+                fields = fh.read().rsplit(")", 1)[1].split()
+            out[int(name)] = (int(fields[1]), int(fields[3]))
         except (OSError, IndexError, ValueError):
             continue
-        kids.setdefault(ppid, []).append(int(name))
-    return kids
+    return out
 
 
-def process_tree(root: int) -> list[int]:
-    """`root` and every process below it (children, grandchildren, ...), as /proc shows them now."""
-    kids, out, stack = _children(), [], [root]
+def process_tree(root: int, session: bool = False) -> list[int]:
+    """`root` and every process below it (children, grandchildren, ...), as /proc shows them now; with `session`,
+    also every process of the session `root` leads, which catches helpers that were orphaned and re-parented to
+    init (DataTrove's extractor starts a forkserver that outlives its task)."""
+    procs = _processes()
+    kids: dict[int, list[int]] = {}
+    for pid, (ppid, _) in procs.items():
+        kids.setdefault(ppid, []).append(pid)
+    found, stack = set(), [root]
+    if session:
+        stack += [pid for pid, (_, sid) in procs.items() if sid == root]
     while stack:
         pid = stack.pop()
-        out.append(pid)
-        stack.extend(kids.get(pid, []))
-    return out
+        if pid not in found:
+            found.add(pid)
+            stack.extend(kids.get(pid, []))
+    return sorted(found)
 
 
 def process_sizes(pid: int) -> tuple[int, int]:
@@ -99,12 +111,14 @@ def process_kind(pid: int, root: int) -> str:
     return "other"
 
 
-def watch(proc: subprocess.Popen, interval: float = 0.1) -> TreePeak:
-    """Sample `proc`'s tree every `interval` seconds until it exits; the peaks it reached."""
+def watch(proc: subprocess.Popen, interval: float = 0.1, session: bool = False) -> TreePeak:
+    """Sample `proc`'s tree every `interval` seconds until it exits; the peaks it reached. With `session` (`proc`
+    was started with start_new_session=True), processes of its session count too, and those still alive when it
+    exits are ended (SIGTERM), so that a run leaves nothing behind to weigh on the next one."""
     start = time.perf_counter()
     peak = TreePeak(returncode=0, wall_s=0.0)
     while proc.poll() is None:
-        pids = process_tree(proc.pid)
+        pids = process_tree(proc.pid, session)
         sizes = {p: process_sizes(p) for p in pids}
         rss, pss = sum(r for r, _ in sizes.values()), sum(p for _, p in sizes.values())
         peak.rss_kib = max(peak.rss_kib, rss)
@@ -119,9 +133,15 @@ def watch(proc: subprocess.Popen, interval: float = 0.1) -> TreePeak:
         time.sleep(interval)
     peak.returncode = proc.returncode
     peak.wall_s = time.perf_counter() - start
+    if session:
+        for pid in process_tree(proc.pid, session=True):
+            if pid != proc.pid:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGTERM)
     return peak
 
 
-def run_watched(command: Sequence[str], interval: float = 0.1, **popen) -> TreePeak:
-    """Run `command` (keyword arguments go to `subprocess.Popen`) and watch its tree until it exits."""
-    return watch(subprocess.Popen(list(command), **popen), interval)
+def run_watched(command: Sequence[str], interval: float = 0.1, session: bool = True, **popen) -> TreePeak:
+    """Run `command` (keyword arguments go to `subprocess.Popen`) in a session of its own and watch its tree
+    until it exits (`watch`)."""
+    return watch(subprocess.Popen(list(command), start_new_session=session, **popen), interval, session)

@@ -31,6 +31,8 @@ DataTrove is an optional extra: `pip install -e '.[bench]'`.
 from __future__ import annotations
 
 import argparse
+import builtins
+import functools
 import gzip
 import importlib.util
 import json
@@ -296,7 +298,8 @@ def _span(values: list[int]) -> str:
     return f"{values[0]:,}" if len(values) == 1 else f"{values[0]:,}-{values[-1]:,}"
 
 
-def print_table(rows: list[dict], inputs: InputSet, cores: int) -> None:
+def print_table(rows: list[dict], inputs: InputSet, cores: int, file=None) -> None:
+    print = functools.partial(builtins.print, file=file or sys.stdout)   # noqa: A001 (the table goes to `file`)
     print(f"input: {len(inputs.files)} files, {inputs.copies} copies of the archive set, {inputs.records:,} records; "
           f"{cores} cores; {time.strftime('%Y-%m-%d %H:%M')}")
     print("| system | median s | records/s | records/s/core | pages in | docs out | peak tree PSS MiB | GB/core "
@@ -361,12 +364,11 @@ def main(argv: list[str] | None = None) -> int:
             if not args.keep:
                 shutil.rmtree(out, ignore_errors=True)
     rows = summarize(runs, inputs.records, args.cores)
+    print_table(rows, inputs, args.cores, sys.stderr if args.json else sys.stdout)
     if args.json:
         print(json.dumps({"records": inputs.records, "files": len(inputs.files), "cores": args.cores,
                           "conf": args.conf, "date": time.strftime("%Y-%m-%d %H:%M"), "systems": rows,
                           "runs": runs}, indent=1))
-    else:
-        print_table(rows, inputs, args.cores)
     return 0
 
 
