@@ -13,9 +13,10 @@ Systems, each a fresh process tree (start-up included, as a corpus builder runs 
                         responses, resiliparse's encoding detection and extract_plain_text(main_content=True)
   fastwarc-trafilatura  the same loop with trafilatura.extract
 
-The input is copies of the real archives in ../shared/data/warc (WARC and ARC, every file whole; WAT/WET
-left out): enough copies of the set for `--min-records` x `--scale` records, one file per copy of each
-archive, so that every system can spread files over its cores. Systems run alternately, the order rotated
+The input is copies of the real WARC files in ../shared/data/warc (WAT/WET and ARC left out): enough copies
+of the set for `--min-records` x `--scale` records, one file per copy of each archive, so that every system
+can spread files over its cores; each copy after the first has record ids of its own (`copy_ids`), since a
+page's id is its record id and the export refuses one id twice. Systems run alternately, the order rotated
 each round; each run is sampled by `pagesieve.eval.tree_memory` (peak PSS and RSS of its whole process tree).
 Prints medians over the rounds, records/s of input, pages in and documents out per system, memory per core,
 and ratios against DataTrove (`--json` for the figures).
@@ -38,11 +39,13 @@ import importlib.util
 import json
 import math
 import os
+import re
 import shutil
 import statistics
 import sys
 import time
-from collections.abc import Iterable
+import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +56,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PEERS = ("datatrove", "fastwarc-resiliparse", "fastwarc-trafilatura")
 # the modules DataTrove's WARC reader and extractor import (it names them only when the pipeline starts)
 DATATROVE_MODULES = ("datatrove", "warcio", "cchardet", "magic", "orjson", "trafilatura")
-SKIPPED_SUFFIXES = (".wat.gz", ".wet.gz", ".md", ".jsonl")
+WARC_SUFFIXES = (".warc", ".warc.gz")
+SKIPPED_SUFFIXES = (".wat.gz", ".wet.gz")
 BENCH_FILE = "_bench.json"    # what a child run writes: records, pages in, documents out
 
 
@@ -68,9 +72,10 @@ class InputSet:
 
 
 def source_archives(source: Path) -> list[Path]:
-    """The archives of `source` the benchmark copies: every WARC and ARC file, WAT/WET (no HTML) left out."""
+    """The archives of `source` the benchmark copies: every WARC file, WAT/WET (no HTML) and ARC files left out
+    (DataTrove's reader is a WARC reader and FastWARC reads no ARC; an ARC record has no id to make unique)."""
     return sorted(p for p in source.iterdir()
-                  if p.is_file() and (".warc" in p.name or ".arc" in p.name) and not p.name.endswith(SKIPPED_SUFFIXES))
+                  if p.is_file() and p.name.endswith(WARC_SUFFIXES) and not p.name.endswith(SKIPPED_SUFFIXES))
 
 
 def records_per_archive(source: Path, archives: Iterable[Path]) -> dict[str, int]:
@@ -92,9 +97,55 @@ def copies_needed(records_per_copy: int, min_records: int, scale: float) -> int:
     return max(1, math.ceil(min_records * scale / records_per_copy))
 
 
+# A page's id is its WARC-TREC-ID or WARC-Record-ID, and the export refuses an id twice: copy c > 0 of an
+# archive gets ids of its own, edited in place with the same length (block lengths and offsets stay valid):
+# the last 4 characters of each WARC-Record-ID and the 4-digit part of each ClueWeb TREC-ID become c.
+_RECORD_ID = re.compile(rb"(?im)^(WARC-Record-ID:[^\r\n]*?)([0-9a-z]{4})(>?[ \t]*\r?$)")
+_TREC_ID = re.compile(rb"(?im)^(WARC-TREC-ID:[ \t]*clueweb\d\d-[a-z]*)(\d{4})")
+
+
+def copy_ids(data: bytes, copy: int) -> bytes:
+    """`data` (uncompressed WARC) with copy `copy`'s record and TREC ids (the same bytes for copy 0)."""
+    if copy == 0:
+        return data
+    data = _RECORD_ID.sub(lambda m: m[1] + b"%04x" % copy + m[3], data)
+    return _TREC_ID.sub(lambda m: m[1] + b"%04d" % copy, data)
+
+
+def _gzip_members(data: bytes) -> Iterator[tuple[bytes, bool]]:
+    """(uncompressed member, complete) for each gzip member of `data`; a truncated last member is incomplete."""
+    while data:
+        member = zlib.decompressobj(31)
+        out = member.decompress(data) + member.flush()
+        yield out, member.eof
+        if not member.eof:
+            return
+        data = member.unused_data
+
+
+def copy_archive(source: Path, target: Path, copy: int) -> None:
+    """Write copy `copy` of a WARC: ids edited (`copy_ids`), gzip members kept as members (one per record stays
+    one per record, a whole-file member stays one, a truncated one stays truncated)."""
+    data = source.read_bytes()
+    if copy == 0:
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copyfile(source, target)
+        return
+    if not source.name.endswith(".gz"):
+        target.write_bytes(copy_ids(data, copy))
+        return
+    with open(target, "wb") as fh:
+        for member, complete in _gzip_members(data):
+            packer = zlib.compressobj(6, zlib.DEFLATED, 31)
+            fh.write(packer.compress(copy_ids(member, copy)))
+            fh.write(packer.flush(zlib.Z_FINISH if complete else zlib.Z_SYNC_FLUSH))
+
+
 def build_input(source: Path, folder: Path, min_records: int = 10_000, scale: float = 1.0) -> InputSet:
-    """Fill `folder` with copies of `source`'s archives (hard links where the file system allows, else copies):
-    `c0003-<name>` is copy 3 of archive <name>. An existing folder with the same files is reused."""
+    """Fill `folder` with copies of `source`'s WARC files, `c0003-<name>` being copy 3 of <name> (copy 0 a hard
+    link or copy of the file, the others with ids of their own). Files already there are reused."""
     archives = source_archives(source)
     counts = records_per_archive(source, archives)
     copies = copies_needed(sum(counts.values()), min_records, scale)
@@ -104,10 +155,7 @@ def build_input(source: Path, folder: Path, min_records: int = 10_000, scale: fl
         for archive in archives:
             target = folder / f"c{c:04d}-{archive.name}"
             if not target.exists():
-                try:
-                    os.link(archive, target)
-                except OSError:
-                    shutil.copyfile(archive, target)
+                copy_archive(archive, target, c)
             files.append(target)
     wanted = {f.name for f in files}
     for stale in folder.iterdir():      # a larger earlier build must not leak into this one
