@@ -29,17 +29,17 @@ bp = _load()
 
 
 def test_copies_needed() -> None:
-    assert bp.copies_needed(1557, 10_000, 1) == 7
-    assert bp.copies_needed(1557, 10_000, 4) == 26
+    assert bp.copies_needed(1109, 10_000, 1) == 10
+    assert bp.copies_needed(1109, 10_000, 4) == 37
     assert bp.copies_needed(20_000, 10_000, 1) == 1
     with pytest.raises(ValueError):
         bp.copies_needed(0, 10_000, 1)
 
 
-def test_source_archives_are_warc_and_arc_without_wat_wet() -> None:
+def test_source_archives_are_warc_without_wat_wet_or_arc() -> None:
     names = [p.name for p in bp.source_archives(WARC)]
-    assert "commoncrawl-2008-arc-sample.arc" in names and "wget-2024-sample-0000.warc.gz" in names
-    assert not [n for n in names if n.endswith((".wat.gz", ".wet.gz", ".md", ".jsonl"))]
+    assert "wget-netzliteratur-revisits.warc" in names and "wget-2024-sample-0000.warc.gz" in names
+    assert not [n for n in names if n.endswith((".wat.gz", ".wet.gz", ".arc", ".arc.gz", ".md", ".jsonl"))]
 
 
 def test_build_input_reaches_the_record_count_and_drops_a_larger_build(tmp_path: Path) -> None:
@@ -54,6 +54,35 @@ def test_build_input_reaches_the_record_count_and_drops_a_larger_build(tmp_path:
     first = small.files[0]
     source = WARC / first.name.split("-", 1)[1]
     assert first.read_bytes() == source.read_bytes()
+
+
+def test_copies_have_ids_of_their_own(tmp_path: Path) -> None:
+    """A page's id is its record id: copies with the same ids made the export refuse the run."""
+    from fastwarc.warc import ArchiveIterator
+
+    inputs = bp.build_input(WARC, tmp_path / "in", min_records=2_000)
+    assert inputs.copies == 2
+
+    def ids(path: Path) -> list[str]:
+        with open(path, "rb") as fh:
+            return [r.headers.get("WARC-Record-ID") for r in ArchiveIterator(fh)]
+
+    name = "wget-2024-sample-0000.warc.gz"
+    first, second = ids(tmp_path / "in" / f"c0000-{name}"), ids(tmp_path / "in" / f"c0001-{name}")
+    assert len(first) == len(second) == 48 and not set(first) & set(second)
+    assert [len(i) for i in first] == [len(i) for i in second]
+    trec = bp.copy_ids(b"WARC-TREC-ID: clueweb09-en0000-00-00012\r\n", 3)
+    assert trec == b"WARC-TREC-ID: clueweb09-en0003-00-00012\r\n"
+    # the truncated archive stays truncated, as gzip (FastWARC reads its one record either way)
+    assert ids(tmp_path / "in" / "c0001-web-2016-single-record-truncated.warc.gz") != []
+
+
+def test_an_input_of_another_recipe_is_rebuilt(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "c0001-wget-2024-sample-0000.warc.gz").write_bytes(b"an older build's copy")
+    bp.build_input(WARC, folder, min_records=2_000)
+    assert (folder / "c0001-wget-2024-sample-0000.warc.gz").read_bytes() != b"an older build's copy"
 
 
 def test_export_digest_ignores_order_and_compression(tmp_path: Path) -> None:
@@ -108,6 +137,6 @@ def test_a_peer_run_measured_as_a_tree(tmp_path: Path) -> None:
     assert result["returncode"] == 0
     assert result["processes"] >= 2          # the loop and its pool
     assert result["peak_pss_mib"] > 20
-    # FastWARC reads no ARC files and stops at the ClueWeb09 excerpt; the rest of the HTML responses are read
+    # FastWARC stops at the ClueWeb09 excerpt; the rest of the HTML responses are read
     assert 300 <= result["pages_in"] < 600 and 0 < result["docs_out"] <= result["pages_in"]
     assert result["jsonl_lines"] == result["docs_out"]

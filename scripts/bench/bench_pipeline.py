@@ -58,6 +58,7 @@ PEERS = ("datatrove", "fastwarc-resiliparse", "fastwarc-trafilatura")
 DATATROVE_MODULES = ("datatrove", "warcio", "cchardet", "magic", "orjson", "trafilatura")
 WARC_SUFFIXES = (".warc", ".warc.gz")
 SKIPPED_SUFFIXES = (".wat.gz", ".wet.gz")
+BUILD_RECIPE = 2     # the input folder's recipe, stamped beside it: raise it when copy_archive changes
 BENCH_FILE = "_bench.json"    # what a child run writes: records, pages in, documents out
 
 
@@ -149,7 +150,14 @@ def build_input(source: Path, folder: Path, min_records: int = 10_000, scale: fl
     archives = source_archives(source)
     counts = records_per_archive(source, archives)
     copies = copies_needed(sum(counts.values()), min_records, scale)
+    # files are reused only from a build of this same recipe (a stamp names it): an older build's copies had
+    # other ids under the same names
+    stamp, stamp_file = json.dumps({"recipe": BUILD_RECIPE, "sources": [a.name for a in archives]}), \
+        folder.parent / f"{folder.name}.json"       # beside the folder: every reader takes all the folder holds
+    if folder.exists() and (not stamp_file.is_file() or stamp_file.read_text() != stamp):
+        shutil.rmtree(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    stamp_file.write_text(stamp)
     files = []
     for c in range(copies):
         for archive in archives:
