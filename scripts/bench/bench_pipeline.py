@@ -3,6 +3,7 @@
     .venv/bin/python scripts/bench/bench_pipeline.py                       # 1x (>= 10,000 records), 2 rounds
     .venv/bin/python scripts/bench/bench_pipeline.py --scale 4 --methods cnr --peers datatrove
     .venv/bin/python scripts/bench/bench_pipeline.py --methods cnr --peers "" --conf spark.driver.memory=1g --keep
+    .venv/bin/python scripts/bench/bench_pipeline.py --methods cnr --peers "" --python /tmp/base/.venv/bin/python
 
 Systems, each a fresh process tree (start-up included, as a corpus builder runs them):
   pagesieve-METHOD      `pagesieve run INPUT --out OUT --method METHOD --master local[CORES]` (ingest, clean,
@@ -174,11 +175,13 @@ def build_input(source: Path, folder: Path, min_records: int = 10_000, scale: fl
 
 # ---- the systems (each runs in its own process tree) -----------------------------------------------------------
 
-def system_command(system: str, inputs: InputSet, out: Path, cores: int, conf: list[str]) -> list[str]:
-    """The command line that runs `system` over `inputs` into `out`."""
+def system_command(system: str, inputs: InputSet, out: Path, cores: int, conf: list[str],
+                   python: str | None = None) -> list[str]:
+    """The command line that runs `system` over `inputs` into `out` (pagesieve with the interpreter `python`, by
+    default this one: another checkout's venv measures another revision)."""
     if system.startswith("pagesieve-"):
         method = system.removeprefix("pagesieve-")
-        cmd = [sys.executable, "-m", "pagesieve.jobs.cli", "run", str(inputs.folder), "--out", str(out),
+        cmd = [python or sys.executable, "-m", "pagesieve.jobs.cli", "run", str(inputs.folder), "--out", str(out),
                "--master", f"local[{cores}]", "--quiet", "--conf", "spark.ui.enabled=false"]
         cmd += [] if method == "default" else ["--method", method]
         for item in conf:
@@ -311,14 +314,14 @@ def missing_datatrove() -> list[str]:
     return [m for m in DATATROVE_MODULES if importlib.util.find_spec(m) is None]
 
 
-def measure(system: str, inputs: InputSet, out: Path, cores: int, conf: list[str]) -> dict:
+def measure(system: str, inputs: InputSet, out: Path, cores: int, conf: list[str], python: str | None = None) -> dict:
     """One run of `system`: wall time, peak memory of its tree, its counts (RuntimeError when it fails)."""
     if out.exists():
         shutil.rmtree(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     log = out.with_suffix(".log")
     with open(log, "wb") as fh:
-        peak = run_watched(system_command(system, inputs, out, cores, conf), stdout=fh, stderr=fh)
+        peak = run_watched(system_command(system, inputs, out, cores, conf, python), stdout=fh, stderr=fh)
     if peak.returncode != 0:
         tail = log.read_text("utf-8", errors="replace")[-2000:]
         raise RuntimeError(f"{system} exited {peak.returncode}; the end of {log}:\n{tail}")
@@ -386,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="folder of archives with manifest.jsonl (default ../shared/data/warc)")
     ap.add_argument("--work", default="/tmp/pagesieve-bench-pipeline")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="passed to every pagesieve run")
+    ap.add_argument("--python", default=None, help="the interpreter that runs pagesieve (default: this one); "
+                    "another checkout's .venv/bin/python measures that revision")
     ap.add_argument("--keep", action="store_true", help="keep the last round's outputs under --work/out")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON instead of the table")
     ap.add_argument("--child", choices=PEERS, help=argparse.SUPPRESS)
@@ -416,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in range(len(systems)):
             system = systems[(r + k) % len(systems)]
             out = work / "out" / system
-            result = measure(system, inputs, out, args.cores, args.conf)
+            result = measure(system, inputs, out, args.cores, args.conf, args.python)
             runs[system].append(result)
             print(f"round {r + 1} {system}: {result['wall_s']:.1f} s, {result['peak_pss_mib']} MiB PSS "
                   f"{result['pss_by_kind_mib']}, pages in {result['pages_in']}, docs out {result['docs_out']}",
