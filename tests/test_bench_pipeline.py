@@ -71,6 +71,10 @@ def test_copies_have_ids_of_their_own(tmp_path: Path) -> None:
     first, second = ids(tmp_path / "in" / f"c0000-{name}"), ids(tmp_path / "in" / f"c0001-{name}")
     assert len(first) == len(second) == 48 and not set(first) & set(second)
     assert [len(i) for i in first] == [len(i) for i in second]
+    # time-based uuids of one crawl share their last part ("...-0242ac120007"): copy 7's ids must not be copy 0's
+    original = b"WARC-Record-ID: <urn:uuid:4baa70c2-b87d-11ea-8e0c-0242ac120007>\r\n"
+    assert bp.copy_ids(original, 7) != original
+    assert bp.copy_ids(original, 7) == b"WARC-Record-ID: <urn:uuid:4baa70c2-b87d-11ea-8e0c-0242ac12q007>\r\n"
     trec = bp.copy_ids(b"WARC-TREC-ID: clueweb09-en0000-00-00012\r\n", 3)
     assert trec == b"WARC-TREC-ID: clueweb09-en0003-00-00012\r\n"
     # the truncated archive stays truncated, as gzip (FastWARC reads its one record either way)

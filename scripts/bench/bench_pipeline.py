@@ -59,7 +59,7 @@ PEERS = ("datatrove", "fastwarc-resiliparse", "fastwarc-trafilatura")
 DATATROVE_MODULES = ("datatrove", "warcio", "cchardet", "magic", "orjson", "trafilatura")
 WARC_SUFFIXES = (".warc", ".warc.gz")
 SKIPPED_SUFFIXES = (".wat.gz", ".wet.gz")
-BUILD_RECIPE = 2     # the input folder's recipe, stamped beside it: raise it when copy_archive changes
+BUILD_RECIPE = 3     # the input folder's recipe, stamped beside it: raise it when copy_archive changes
 BENCH_FILE = "_bench.json"    # what a child run writes: records, pages in, documents out
 
 
@@ -101,7 +101,8 @@ def copies_needed(records_per_copy: int, min_records: int, scale: float) -> int:
 
 # A page's id is its WARC-TREC-ID or WARC-Record-ID, and the export refuses an id twice: copy c > 0 of an
 # archive gets ids of its own, edited in place with the same length (block lengths and offsets stay valid):
-# the last 4 characters of each WARC-Record-ID and the 4-digit part of each ClueWeb TREC-ID become c.
+# the last 4 characters of each WARC-Record-ID become "q" and c in 3 digits, the 4-digit part of each ClueWeb
+# TREC-ID c (the originals' is 0000).
 _RECORD_ID = re.compile(rb"(?im)^(WARC-Record-ID:[^\r\n]*?)([0-9a-z]{4})(>?[ \t]*\r?$)")
 _TREC_ID = re.compile(rb"(?im)^(WARC-TREC-ID:[ \t]*clueweb\d\d-[a-z]*)(\d{4})")
 
@@ -110,7 +111,10 @@ def copy_ids(data: bytes, copy: int) -> bytes:
     """`data` (uncompressed WARC) with copy `copy`'s record and TREC ids (the same bytes for copy 0)."""
     if copy == 0:
         return data
-    data = _RECORD_ID.sub(lambda m: m[1] + b"%04x" % copy + m[3], data)
+    if copy > 999:
+        raise ValueError(f"copy {copy}: at most 999 copies (a larger --min-records makes fewer, larger runs)")
+    # "q" is no hex digit: an edited id never equals an original one (time-based uuids differ in their first part)
+    data = _RECORD_ID.sub(lambda m: m[1] + b"q%03d" % copy + m[3], data)
     return _TREC_ID.sub(lambda m: m[1] + b"%04d" % copy, data)
 
 
