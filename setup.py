@@ -59,6 +59,10 @@ setup(
         "peers": ["trafilatura>=2.0", "readability-lxml>=0.9", "justext>=3.0", "boilerpy3>=1.0",
                   "datatrove>=0.10,<0.11",
                   "pycld2>=0.41"],  # CLD2: the reference of the language scripts
+        # scripts/bench/bench_pipeline.py's peer: DataTrove's WARC -> Trafilatura -> JSONL pipeline and the modules its
+        # WarcReader and JsonlWriter import when they start (never needed by pagesieve itself)
+        "bench": ["datatrove>=0.10,<0.11", "warcio>=1.7", "faust-cchardet>=2.1", "python-magic>=0.4", "orjson>=3.9",
+                  "trafilatura>=2.0"],
         "test": ["pytest>=8", "pytest-xdist>=3.5", "ruff>=0.6"],
     },
     entry_points={"console_scripts": ["pagesieve = pagesieve.jobs.cli:main"]},

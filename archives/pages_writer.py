@@ -137,7 +137,7 @@ def remove_archive(out: str, path: str, *, by_key: bool = False) -> None:
 def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_file: int,
                         rows_per_batch: int = 256, profile: str = "auto",
                         identity: dict[str, Any] | None = None, row_group_bytes: int = PAGES_ROW_GROUP_BYTES,
-                        file_bytes: int = PAGES_FILE_BYTES) -> dict[str, Any]:
+                        file_bytes: int = PAGES_FILE_BYTES, codec: str = "zstd") -> dict[str, Any]:
     """Read one archive and commit its pages under `out`; returns the marker (also written).
 
     Args:
@@ -149,6 +149,7 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
             row group) and `rows_per_file` pages (see `pagesieve.schemas.PAGES_ROW_GROUP_BYTES`).
         identity: `archive_identity(path)` as the driver saw it (computed here when None); kept in the
             marker and giving the key.
+        codec: the Parquet codec of every file written (`ingest.codec`: one of `pagesieve.schemas.PAGES_CODECS`).
     """
     from pagesieve.archives import read_input
 
@@ -185,7 +186,7 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
             close()
             files.append(f"part-{key}-{len(files):05d}.parquet")
             handle = fs.open(f"{tmp}/{files[-1]}", "wb")
-            writer = pq.ParquetWriter(handle, PAGES, compression="zstd")
+            writer = pq.ParquetWriter(handle, PAGES, compression=codec)
             in_file = in_file_bytes = 0
         writer.write_table(pa.Table.from_pylist(pages, schema=PAGES), row_group_size=len(pages))   # one row group
         in_file += len(pages)
@@ -218,7 +219,7 @@ def write_archive_pages(path: str, out: str, *, max_body_bytes: int, rows_per_fi
     for rows, name, schema in ((skipped, "_skipped", SKIPPED), (resources, "_resources", RESOURCES)):
         if rows:
             with fs.open(f"{tmp}/{name}.parquet", "wb") as fh:
-                pq.write_table(pa.Table.from_pylist(rows, schema=schema), fh, compression="zstd")
+                pq.write_table(pa.Table.from_pylist(rows, schema=schema), fh, compression=codec)
     fs.makedirs(f"{root}/_skipped", exist_ok=True)
     fs.makedirs(f"{root}/_done", exist_ok=True)
     for name in files:

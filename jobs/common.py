@@ -404,7 +404,7 @@ def read_method_pages(spark, path: str, spec, settings, report: Report):
     stylesheets each page loads attached when the method renders pages and the job's `stylesheets` is on;
     the report gets how many pages had some (`stylesheets`)."""
     pages, n_pages = read_pages(spark, path, settings.min_partitions)
-    if not (settings.stylesheets and spec.method_class().needs == "rendered"):
+    if not (settings.stylesheets and spec.needs == "rendered"):
         return pages, n_pages
     from pyspark import StorageLevel
     from pyspark.sql import functions as F

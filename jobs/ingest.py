@@ -118,7 +118,7 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
                  len(resumed), len(archives), out)
     task = functools.partial(_ingest_one, out=out, max_body_bytes=settings.max_body_bytes,
                              rows_per_file=settings.max_records_per_file, rows_per_batch=settings.rows_per_batch,
-                             profile=profile)
+                             profile=profile, codec=settings.codec)
     # one task per archive: the archive is the unit of work, of retry and of resume
     fresh = spark.sparkContext.parallelize(todo, len(todo)).map(task).collect() if todo else []
     markers = resumed + fresh

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pagesieve.models.page import GUARDS
 from pagesieve.models.page.language import LanguageID
 from pagesieve.models.quality import QualityRules
+from pagesieve.schemas import PAGES_CODECS
 from pagesieve.settings import Settings, check_at_least, check_positive
 
 __all__ = ["IngestSettings", "CleanSettings", "ExportSettings", "StreamSettings", "SegmentSettings",
@@ -35,10 +36,13 @@ class IngestSettings(Settings):
     max_records_per_file: int = 2000
     rows_per_batch: int = 256
     commoncrawl_base: str = "https://data.commoncrawl.org/"
+    codec: str = "zstd"
 
     def __post_init__(self) -> None:
         check_positive(max_body_bytes=self.max_body_bytes, max_records_per_file=self.max_records_per_file,
                        rows_per_batch=self.rows_per_batch)
+        if self.codec not in PAGES_CODECS:
+            raise ValueError(f"codec must be one of {', '.join(PAGES_CODECS)}, got {self.codec!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     config = load_config(args, [args.method] if args.method else [], kind="cleaner")
     spec = clean.method_spec(config, args.method)
-    if spec.method_class().group_by == "site":
+    if spec.group_by == "site":
         raise ConfigError(f"--method {args.method}: groups pages by site, which a stream cannot; use pagesieve clean")
     if args.max_files is not None and args.max_files <= 0:
         raise ConfigError("--max-files must be > 0")

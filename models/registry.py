@@ -19,8 +19,8 @@ from pagesieve.settings import ConfigError, Settings
 
 from .page import Method
 
-__all__ = ["MethodEntry", "METHODS", "KIND_NOUNS", "resolve", "method_class", "load_settings", "build_method",
-           "names_of_kind", "BY_KIND"]
+__all__ = ["MethodEntry", "METHODS", "KIND_NOUNS", "resolve", "method_class", "method_traits", "load_settings",
+           "build_method", "names_of_kind", "BY_KIND"]
 
 KIND_NOUNS = {"cleaner": "a cleaner", "extractor": "an extractor", "segmenter": "a segmenter"}
 
@@ -33,15 +33,18 @@ class MethodEntry:
     kind: str
     path: str
     settings_path: str | None = None     # None: the class's `settings_class` (import the class to learn it)
+    # (needs, group_by) of the class, for a method whose module imports torch: the driver reads them here and
+    # never imports the class (torch alone added ~140 MB to the driver of `pagesieve run`); None: import it
+    traits: tuple[str, str | None] | None = None
 
 
 _PEERS = "pagesieve.models.peers"
 METHODS: dict[str, MethodEntry] = {e.name: e for e in (
     MethodEntry("cnr", "cleaner", "pagesieve.models.cnr.method:CNR", "pagesieve.models.cnr.settings:CNRSettings"),
     MethodEntry("web2text", "cleaner", "pagesieve.models.web2text.method:Web2Text",
-                "pagesieve.models.web2text.settings:Web2TextSettings"),
+                "pagesieve.models.web2text.settings:Web2TextSettings", ("tree", None)),
     MethodEntry("blocknet", "cleaner", "pagesieve.models.blocknet.method:BlockNet",
-                "pagesieve.models.blocknet.settings:BlockNetSettings"),
+                "pagesieve.models.blocknet.settings:BlockNetSettings", ("tree", None)),
     MethodEntry("amber", "extractor", "pagesieve.models.amber.method:Amber",
                 "pagesieve.models.amber.method:AmberSettings"),
     MethodEntry("freedom", "extractor", "pagesieve.models.freedom.method:FreeDOM",
@@ -117,6 +120,14 @@ def method_class(name: str, kind: str | None = None) -> type[Method]:
     if cls.kind() != entry.kind:   # a registry entry that lies about its kind is our bug, not the user's
         raise TypeError(f"registry entry {entry.name} says {entry.kind} but {entry.path} is {cls.kind()}")
     return cls
+
+
+def method_traits(entry: MethodEntry) -> tuple[str, str | None]:
+    """(needs, group_by) of an entry's method: from the entry when it gives them (no import), else its class's."""
+    if entry.traits is not None:
+        return entry.traits
+    cls = _import(entry.path)
+    return cls.needs, cls.group_by
 
 
 def settings_class(name: str, kind: str | None = None) -> type[Settings]:

@@ -28,6 +28,9 @@ FIELD_ORIGINS = ("annotated", "inferred", "model", "voted")
 # (spark.sql.execution.arrow.maxBytesPerBatch, conf/spark.toml).
 PAGES_ROW_GROUP_BYTES = 64 * 1024 * 1024
 PAGES_FILE_BYTES = 8 * PAGES_ROW_GROUP_BYTES
+# Parquet codecs of the pages files ingest writes (`ingest.codec`): those Spark reads without an extra jar
+# (brotli needs one). Time against disk per codec: docs/archives.md#page-file-codec.
+PAGES_CODECS = ("zstd", "snappy", "lz4", "gzip", "none")
 
 PAGES = pa.schema([
     ("page_id", pa.string()),

@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from pagesieve.models.page import PageInput, Runner, build_runner
 from pagesieve.models.page.language import LanguageID
-from pagesieve.models.registry import load_settings, resolve
+from pagesieve.models.registry import load_settings, method_traits, resolve
 from pagesieve.schemas import spark_schema
 from pagesieve.settings import Settings
 
@@ -69,6 +69,21 @@ class MethodSpec:
     guard: str = "alarm"
     language: LanguageID | None = None
     max_site_pages: int = 0
+    traits: tuple[str, str | None] | None = None   # (needs, group_by) known without importing the class
+
+    @property
+    def needs(self) -> str:
+        """What the method reads from a page (its class's `needs`), without importing the class when known."""
+        return (self.traits or self._class_traits())[0]
+
+    @property
+    def group_by(self) -> str | None:
+        """The method's `group_by` ("site" or None), without importing the class when known."""
+        return (self.traits or self._class_traits())[1]
+
+    def _class_traits(self) -> tuple[str, str | None]:
+        cls = self.method_class()
+        return cls.needs, cls.group_by
 
     @classmethod
     def of(cls, method: str, overrides: dict[str, Any] | None = None, *, kind: str | None = None,
@@ -76,9 +91,11 @@ class MethodSpec:
            max_site_pages: int = 0) -> MethodSpec:
         """Resolve a registered name or dotted path and check its settings (ConfigError on any problem)."""
         entry = resolve(method, kind)
+        # the driver learns what it needs of the class from the registry when it can: importing a neural
+        # method's class imports torch into the driver, which never runs it
         spec = cls(entry.path, entry.kind, load_settings(method, overrides, kind), timeout_s or None, guard,
-                   language if entry.kind == "cleaner" else None, max_site_pages)
-        if spec.method_class().needs == "rendered" and guard != "process":
+                   language if entry.kind == "cleaner" else None, max_site_pages, method_traits(entry))
+        if spec.needs == "rendered" and guard != "process":
             # a browser lives in the supervised child, never in the Spark worker itself: a worker that kept a
             # browser (and Playwright's event loop) from a vips task hung a later task of another method (CI)
             spec = dataclasses.replace(spec, guard="process")
@@ -178,7 +195,7 @@ def apply_method(pages: Any, spec: MethodSpec) -> Any:
     `spec.max_site_pages`; any other method gets Spark's Arrow batches.
     """
     schema = spark_schema(spec.table.schema)
-    if spec.method_class().group_by == "site":
+    if spec.group_by == "site":
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 

@@ -9,7 +9,15 @@ import sys
 import pytest
 
 from pagesieve.models.page import Cleaner, CleanResult
-from pagesieve.models.registry import METHODS, build_method, load_settings, method_class, resolve, settings_class
+from pagesieve.models.registry import (
+    METHODS,
+    build_method,
+    load_settings,
+    method_class,
+    method_traits,
+    resolve,
+    settings_class,
+)
 from pagesieve.settings import ConfigError, FrozenMap, Settings, build_settings
 
 
@@ -23,6 +31,19 @@ def test_each_entry_says_its_class_kind_and_settings(name):
     assert cls.group_by == ("site" if name == "freedom" else None)
     # only VIPS renders the page (in a browser it owns)
     assert cls.needs in ("markup", "tree", "rendered") and (cls.needs == "rendered") == (name == "vips")
+    # traits an entry declares (so that the driver need not import the class) are the class's
+    assert method_traits(entry) == (cls.needs, cls.group_by)
+
+
+def test_a_run_driver_imports_no_torch_for_a_neural_method():
+    """The driver of `pagesieve run --method blocknet` builds the method's spec and plans the job, and never runs
+    the method: torch in the driver was ~140 MB of the run's process tree (docs/memory.md)."""
+    code = ("import sys; from pagesieve.udfs.adapter import MethodSpec; "
+            "specs = [MethodSpec.of(m, kind='cleaner') for m in ('blocknet', 'web2text')]; "
+            "assert [(s.needs, s.group_by) for s in specs] == [('tree', None)] * 2; "
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 def test_vips_is_a_cleaner_for_clean_and_a_segmenter_for_segment():
