@@ -141,7 +141,7 @@ class _Template:
 _THESAURUS = Path(__file__).with_name("book_labels.toml")
 _HELD_OUT_SHARE = 3          # one label in 3 is held out (by hash)
 _LABEL_ENDS = ("", ":", " :", ":")
-_JOINERS = (" / ", " | ", " · ", "; ", " - ", "\n")
+_JOINERS = (" / ", " | ", " · ", "; ", " - ", " • ")
 _CASES = (str, str, str.lower, str.upper, str.title)
 
 

@@ -66,10 +66,12 @@ def sites_of(spec: str, vertical: str, fields: list[str], swde: str, synthetic_p
     return sites
 
 
-def labelled_pages(site: Site, fields: Sequence[str], top_n: int) -> list[tuple[list[TextNode], np.ndarray]]:
-    """The selected nodes of each page of `site` and their classes (see `training.label_nodes`)."""
+def labelled_pages(site: Site, fields: Sequence[str], top_n: int,
+                   spans: bool = False) -> list[tuple[list[TextNode], np.ndarray]]:
+    """The selected nodes of each page of `site` (with span candidates when `spans`: `nodes.spans_of`) and their
+    classes (see `training.label_nodes`)."""
     ids = sorted(site.pages)
-    nodes = [page_nodes(parse_page(site.pages[i][1], url=site.pages[i][0]).root) for i in ids]
+    nodes = [page_nodes(parse_page(site.pages[i][1], url=site.pages[i][0]).root, spans) for i in ids]
     selected = select_site_nodes(nodes, top_n).pages
     return [(list(page), label_nodes(page, site.gold[i], fields)) for i, page in zip(ids, selected, strict=True)]
 

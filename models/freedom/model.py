@@ -59,6 +59,11 @@ class FreeDOMModel:
             self.relation.to(self.device)
         return self
 
+    @property
+    def spans(self) -> bool:
+        """Whether the model was trained on span candidates (`nodes.spans_of`) and so reads pages with them."""
+        return bool(self.meta.get("spans", False))
+
     def encode(self, nodes: Sequence[TextNode]) -> NodeInputs:
         return encode_nodes(nodes, self.vocab)
 
