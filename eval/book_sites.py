@@ -136,6 +136,7 @@ class _Template:
     joined_labels: bool = True         # ... each part as "Label: value" (else the bare values)
     isbn_pair: bool = False            # joined sites: "ISBN-10 / ISBN-13" in the ISBN's value node
     publishers: tuple[str, ...] = _PUBLISHERS    # thesaurus sites: their half of the thesaurus' names
+    other_rows: tuple[str, ...] = ()   # thesaurus training sites: labels of their rows that are no field
 
 
 _THESAURUS = Path(__file__).with_name("book_labels.toml")
@@ -146,13 +147,20 @@ _CASES = (str, str, str.lower, str.upper, str.title)
 
 
 @cache
-def label_split() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
-    """key of `book_labels.toml` (a field or `headings`) -> (training labels, held-out labels). A label is held out
-    when the hash of `<key>/<label>` is divisible by 3: a split no one chose by hand, stable as the list grows."""
+def _thesaurus() -> dict:
     with _THESAURUS.open("rb") as f:
-        thesaurus = tomllib.load(f)
+        return tomllib.load(f)
+
+
+@cache
+def label_split() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """key of `book_labels.toml` (a field, `headings`, `publisher_names`) -> (training labels, held-out labels). A
+    label is held out when the hash of `<key>/<label>` is divisible by 3: a split no one chose by hand, stable as
+    the list grows."""
     out = {}
-    for key, labels in thesaurus.items():
+    for key, labels in _thesaurus().items():
+        if not isinstance(labels, list):
+            continue
         held = {x for x in labels if int(hashlib.sha256(f"{key}/{x}".encode()).hexdigest(), 16) % _HELD_OUT_SHARE == 0}
         out[key] = (tuple(x for x in labels if x not in held), tuple(x for x in labels if x in held))
     return out
@@ -167,8 +175,13 @@ def _thesaurus_template(rng: random.Random, t: _Template, heldout: bool) -> _Tem
     end = rng.choice(_LABEL_ENDS)
     # the byline's word is the author's label too, so that no held-out word shows on a training site
     prefix = f"{labels['author']}{end} " if t.author_prefix else ""
-    return replace(t, labels=labels, label_end=end, heading=heading, author_prefix=prefix,
-                   publishers=label_split()["publisher_names"][side])
+    t = replace(t, labels=labels, label_end=end, heading=heading, author_prefix=prefix,
+                publishers=label_split()["publisher_names"][side])
+    if heldout:
+        return t
+    others = rng.sample(sorted(_thesaurus()["other_rows"]), rng.randrange(1, 5))
+    return replace(t, other_rows=tuple(case(x) for x in others),
+                   extra_rows=tuple(rng.randrange(5 + i) for i in range(len(others))))
 
 
 def _joined_template(rng: random.Random, t: _Template) -> _Template:
@@ -253,7 +266,11 @@ def _noise(kind: str, rng: random.Random, book: dict[str, list[str]], t: _Templa
 
 
 def _extra_rows(rng: random.Random, t: _Template) -> list[str]:
-    """Detail rows that are no field (held-out sites), in the site's layout."""
+    """Detail rows that are no field (held-out sites; thesaurus training sites: `other_rows`), in the site's
+    layout."""
+    if t.other_rows:
+        table = {k.lower(): v for k, v in _thesaurus()["other_rows"].items()}
+        return [_detail(t, "", rng.choice(table[label.lower()]), label)[0] for label in t.other_rows]
     isbn10 = f"{rng.randrange(10**8, 10**9)}{rng.choice('0123456789X')}"
     size = f"{rng.randrange(4, 10)}.{rng.randrange(10)} X {rng.randrange(5, 12)}.{rng.randrange(10)} (inches)"
     values = (("ISBN-10", isbn10), ("Dimensions", size), ("Pages", str(rng.randrange(90, 900))),
