@@ -68,7 +68,8 @@ class FreeDOMModel:
         return encode_nodes(nodes, self.vocab)
 
     def tensors(self, inputs: NodeInputs, rows: slice | np.ndarray | None = None) -> list[torch.Tensor]:
-        arrays = (inputs.words, inputs.chars, inputs.prev_words, inputs.prev_chars, inputs.tags, inputs.flags)
+        arrays = (inputs.words, inputs.chars, inputs.prev_words, inputs.prev_chars, inputs.tags, inputs.flags,
+                  inputs.label_words)
         pick = slice(None) if rows is None else rows
         return [torch.from_numpy(np.ascontiguousarray(a[pick])).to(self.device) for a in arrays]
 

@@ -47,14 +47,16 @@ def normalise(text: str) -> str:
 @dataclass(frozen=True, slots=True)
 class TextNode:
     """One visible text node: its holder's XPath (with `/text()[k]` when the holder has several), text,
-    the leaf tag, the last words of the text before it on the page, and where its text stands in the page's
-    document title (`title_match`: 0 not in it, 1 inside it, 2 at its start)."""
+    the leaf tag, the last words of the text before it on the page, where its text stands in the page's
+    document title (`title_match`: 0 not in it, 1 inside it, 2 at its start), and its `label`: the text node
+    just before it (a node `Label: value` and a span: their own `Label`), where sites put a field's label."""
 
     xpath: str
     text: str
     tag: str
     preceding: str
     title_match: int = 0
+    label: str = ""
 
 
 # Shorter texts ("by", "A", a lone digit) sit inside any title by chance.
@@ -94,6 +96,11 @@ def spans_of(text: str) -> list[tuple[str, str]]:
     >>> spans_of("Publisher: X / Date: June 2010")
     [('Publisher', 'X'), ('Publisher: X Date', 'June 2010')]
     """
+    return [(before, span) for before, _, span in _parts(text)]
+
+
+def _parts(text: str) -> list[tuple[str, str, str]]:
+    """`spans_of` with each span's own label ("" when its part has none)."""
     parts = [p for p in _SEPARATOR.split(text) if p]
     if not 2 <= len(parts) <= MAX_SPANS or max(map(len, parts)) > MAX_SPAN_CHARS:
         return []
@@ -101,7 +108,7 @@ def spans_of(text: str) -> list[tuple[str, str]]:
     for part in parts:
         match = _LABEL_VALUE.match(part)
         label, value = (match.group(1), match.group(2)) if match else ("", part)
-        out.append((" ".join(before + [label]).strip(), value))
+        out.append((" ".join(before + [label]).strip(), label, value))
         before.append(part)
     return out
 
@@ -115,6 +122,7 @@ def page_nodes(root: etree._Element, spans: bool = False) -> list[TextNode]:
     seen: dict[str, int] = defaultdict(int)
     out: list[TextNode] = []
     previous: list[str] = []
+    label = ""
     titles = document_titles(root)
     for (holder, text), path in zip(raw, paths, strict=True):
         if not text:
@@ -123,11 +131,14 @@ def page_nodes(root: etree._Element, spans: bool = False) -> list[TextNode]:
         xpath = f"{path}/text()[{seen[path]}]"
         tag = holder.tag.lower() if isinstance(holder.tag, str) else "other"
         if len(text) <= MAX_CHARS:
-            out.append(TextNode(xpath, text, tag, " ".join(previous[-PRECEDING_WORDS:]), title_match(text, titles)))
-            for j, (before, span) in enumerate(spans_of(text) if spans else (), start=1):
+            inline = _LABEL_VALUE.match(text)          # "Publisher: X" in one node labels itself
+            out.append(TextNode(xpath, text, tag, " ".join(previous[-PRECEDING_WORDS:]), title_match(text, titles),
+                                inline.group(1) if inline else label))
+            for j, (before, own, span) in enumerate(_parts(text) if spans else (), start=1):
                 preceding = " ".join((previous + before.split())[-PRECEDING_WORDS:])
-                out.append(TextNode(f"{xpath}#{j}", span, tag, preceding, title_match(span, titles)))
+                out.append(TextNode(f"{xpath}#{j}", span, tag, preceding, title_match(span, titles), own or label))
         previous = (previous + text.split())[-PRECEDING_WORDS:]
+        label = text
     return out
 
 

@@ -41,6 +41,7 @@ class TrainConfig:
     seed: int = 20
     hidden: int = 32
     top_glove: int = 8000          # most frequent GloVe words kept beyond the training vocabulary (new sites)
+    label_bag: bool = False        # the node's label as a mean word vector (net.NodeNet)
     relation_epochs: int = 0       # the second stage (relation.py); 0: a node-level model only
     relation_top_m: int = 10       # candidates per uncertain field while training it
     relation_pages: int = 16       # pages per optimiser step of the pair network
@@ -80,6 +81,7 @@ def build_vocab(nodes: Sequence[TextNode], glove_words: Sequence[str], glove: np
     for node in nodes:
         counts.update(tokenize(node.text))
         counts.update(tokenize(node.preceding))
+        counts.update(tokenize(node.label))
     seen = sorted((w for w in counts if w in index), key=lambda w: index[w])
     chosen = list(dict.fromkeys(seen + list(glove_words[:top])))
     rows = np.zeros((len(chosen) + 2, glove.shape[1]), dtype=np.float32)
@@ -111,7 +113,7 @@ def train_model(pages: Sequence[tuple[Sequence[TextNode], np.ndarray]], fields: 
     all_nodes = [n for nodes, _ in pages for n in nodes]
     vocab, rows = build_vocab(all_nodes, glove[0], glove[1], config.top_glove)
     model = FreeDOMModel(NodeNet(len(fields), torch.from_numpy(rows), len(TAGS), len(FLAG_NAMES),
-                                 hidden=config.hidden), vocab, fields, vertical)
+                                 hidden=config.hidden, label_bag=config.label_bag), vocab, fields, vertical)
     inputs = _concat([model.encode(nodes) for nodes, _ in pages]) if pages else model.encode([])
     labels = np.concatenate([y for _, y in pages]) if pages else np.zeros(0, np.int64)
     positives, negatives = np.flatnonzero(labels < len(fields)), np.flatnonzero(labels == len(fields))
