@@ -38,14 +38,17 @@ class NodeNet(nn.Module):
     """Logits over K fields + none (index K) for each node."""
 
     def __init__(self, n_fields: int, embeddings: torch.Tensor, n_tags: int, n_flags: int, hidden: int = 32,
-                 char_dim: int = 16, char_filters: int = 50, mlp: int = 64, label_bag: bool = False) -> None:
+                 char_dim: int = 16, char_filters: int = 50, mlp: int = 64, label_bag: bool = False,
+                 label_dropout: float = 0.0) -> None:
         super().__init__()
         self.config = {"hidden": hidden, "char_dim": char_dim, "char_filters": char_filters, "mlp": mlp}
         # the label as the mean of its frozen word vectors (`TextNode.label`): a label no seed site used lands
         # near its synonyms, which a BiLSTM fitted to a few labels does not promise; off in older models
-        self.label_bag = label_bag
+        # label_dropout: in training, the share of nodes whose label bag is zeroed, so that the other features
+        # still decide where a site's labels say nothing (a title's "label" is whatever text precedes it)
+        self.label_bag, self.label_dropout = label_bag, label_dropout
         if label_bag:
-            self.config["label_bag"] = True
+            self.config |= {"label_bag": True, "label_dropout": label_dropout}
         # GloVe stays frozen: words unseen in the seed sites keep their meaning on a new site (transfer)
         words = nn.Embedding.from_pretrained(embeddings.float(), freeze=True, padding_idx=0)
         chars = nn.Embedding(N_CHARS, char_dim, padding_idx=0)
@@ -74,6 +77,8 @@ class NodeNet(nn.Module):
                 raise ValueError("this model reads node labels: pass label_words")
             known = (label_words > 1).unsqueeze(2).to(parts[0].dtype)               # PAD and UNK add nothing
             bag = (self.node.words(label_words) * known).sum(dim=1) / known.sum(dim=1).clamp(min=1)
+            if self.training and self.label_dropout:
+                bag = bag * (torch.rand(len(bag), 1, device=bag.device) >= self.label_dropout).to(bag.dtype)
             parts.append(bag)                                                       # (N, E)
         return torch.cat(parts, dim=1)
 

@@ -42,6 +42,7 @@ class TrainConfig:
     hidden: int = 32
     top_glove: int = 8000          # most frequent GloVe words kept beyond the training vocabulary (new sites)
     label_bag: bool = False        # the node's label as a mean word vector (net.NodeNet)
+    label_dropout: float = 0.5     # ... zeroed on this share of training nodes
     relation_epochs: int = 0       # the second stage (relation.py); 0: a node-level model only
     relation_top_m: int = 10       # candidates per uncertain field while training it
     relation_pages: int = 16       # pages per optimiser step of the pair network
@@ -113,7 +114,8 @@ def train_model(pages: Sequence[tuple[Sequence[TextNode], np.ndarray]], fields: 
     all_nodes = [n for nodes, _ in pages for n in nodes]
     vocab, rows = build_vocab(all_nodes, glove[0], glove[1], config.top_glove)
     model = FreeDOMModel(NodeNet(len(fields), torch.from_numpy(rows), len(TAGS), len(FLAG_NAMES),
-                                 hidden=config.hidden, label_bag=config.label_bag), vocab, fields, vertical)
+                                 hidden=config.hidden, label_bag=config.label_bag,
+                                 label_dropout=config.label_dropout), vocab, fields, vertical)
     inputs = _concat([model.encode(nodes) for nodes, _ in pages]) if pages else model.encode([])
     labels = np.concatenate([y for _, y in pages]) if pages else np.zeros(0, np.int64)
     positives, negatives = np.flatnonzero(labels < len(fields)), np.flatnonzero(labels == len(fields))
