@@ -27,9 +27,12 @@ from .net import NodeNet
 from .nodes import TextNode, normalise
 from .relation import RelationNet, candidate_pairs, page_candidates, position_ids, xpath_tag_ids
 
-__all__ = ["TrainConfig", "label_nodes", "load_glove", "build_vocab", "train_model", "train_relation"]
+__all__ = ["IGNORE", "TrainConfig", "label_nodes", "load_glove", "build_vocab", "train_model", "train_relation"]
 
 log = logging.getLogger(__name__)
+
+
+IGNORE = -1       # label_nodes: a node trained on as neither a field nor none
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,10 @@ class TrainConfig:
 
 
 def label_nodes(nodes: Sequence[TextNode], gold: Mapping[str, Sequence[str]], fields: Sequence[str]) -> np.ndarray:
-    """Class of each node: k for the k-th field whose gold values hold the node's text, else K (none).
+    """Class of each node: k for the k-th field whose gold values hold the node's text, else K (none), and
+    IGNORE for a node one of whose spans (`nodes.spans_of`, XPath `<node's>#j`) is a value: it holds the field
+    but is not it, and "none" there would teach that a date or an ISBN in a node says nothing (measured: a
+    model trained so on joined sites lost booksamillion's ISBN).
 
     Gold values with no letter or digit (SWDE's `: ` for a missing date) label nothing.
     """
@@ -59,7 +65,13 @@ def label_nodes(nodes: Sequence[TextNode], gold: Mapping[str, Sequence[str]], fi
             value = normalise(value)
             if any(c.isalnum() for c in value):
                 wanted.setdefault(value, k)
-    return np.array([wanted.get(n.text, len(fields)) for n in nodes], dtype=np.int64)
+    labels = np.array([wanted.get(n.text, len(fields)) for n in nodes], dtype=np.int64)
+    holders = {n.xpath.partition("#")[0] for n, y in zip(nodes, labels, strict=True)
+               if "#" in n.xpath and y < len(fields)}
+    for i, node in enumerate(nodes):
+        if node.xpath in holders and labels[i] == len(fields):
+            labels[i] = IGNORE
+    return labels
 
 
 def load_glove() -> tuple[list[str], np.ndarray]:
@@ -118,7 +130,8 @@ def train_model(pages: Sequence[tuple[Sequence[TextNode], np.ndarray]], fields: 
                                  label_dropout=config.label_dropout), vocab, fields, vertical)
     inputs = _concat([model.encode(nodes) for nodes, _ in pages]) if pages else model.encode([])
     labels = np.concatenate([y for _, y in pages]) if pages else np.zeros(0, np.int64)
-    positives, negatives = np.flatnonzero(labels < len(fields)), np.flatnonzero(labels == len(fields))
+    positives = np.flatnonzero((labels >= 0) & (labels < len(fields)))
+    negatives = np.flatnonzero(labels == len(fields))
     if not len(positives):
         raise ValueError("no node of the training pages matches a gold value: nothing to learn")
     net = model.net.train()

@@ -48,3 +48,15 @@ def test_every_gold_value_of_a_joined_site_is_a_candidate_with_spans_and_not_all
                 assert value in with_spans, (pid, field, value)
                 missing_whole += value not in whole
     assert missing_whole
+
+
+def test_training_ignores_the_whole_of_a_node_whose_span_is_a_value():
+    from pagesieve.models.freedom.training import IGNORE, label_nodes
+
+    html = b"<html><body><p>Publisher: Knopf / Pub. date: June 2010</p><p>Knopf</p><p>A / B</p></body></html>"
+    nodes = page_nodes(parse_page(html).root, spans=True)
+    fields = ["publisher", "publication_date"]
+    labels = label_nodes(nodes, {"publisher": ["Knopf"], "publication_date": ["June 2010"]}, fields)
+    assert [(n.text, int(y)) for n, y in zip(nodes, labels, strict=True)] == [
+        ("Publisher: Knopf / Pub. date: June 2010", IGNORE), ("Knopf", 0), ("June 2010", 1), ("Knopf", 0),
+        ("A / B", 2), ("A", 2), ("B", 2)]
