@@ -137,6 +137,7 @@ class _Template:
     isbn_pair: bool = False            # joined sites: "ISBN-10 / ISBN-13" in the ISBN's value node
     publishers: tuple[str, ...] = _PUBLISHERS    # thesaurus sites: their half of the thesaurus' names
     other_rows: tuple[str, ...] = ()   # thesaurus training sites: labels of their rows that are no field
+    pre_title: bool = False            # thesaurus sites: a line of words that change per page just before the title
 
 
 _THESAURUS = Path(__file__).with_name("book_labels.toml")
@@ -175,8 +176,10 @@ def _thesaurus_template(rng: random.Random, t: _Template, heldout: bool) -> _Tem
     end = rng.choice(_LABEL_ENDS)
     # the byline's word is the author's label too, so that no held-out word shows on a training site
     prefix = f"{labels['author']}{end} " if t.author_prefix else ""
+    # pre_title: what precedes a title on a real page is anything (a cart, a promotion, a search box), so the
+    # text before the title must not be learnt as its label
     t = replace(t, labels=labels, label_end=end, heading=heading, author_prefix=prefix,
-                publishers=label_split()["publisher_names"][side])
+                publishers=label_split()["publisher_names"][side], pre_title=rng.random() < 0.5)
     if heldout:
         return t
     others = rng.sample(sorted(_thesaurus()["other_rows"]), rng.randrange(1, 5))
@@ -282,6 +285,9 @@ def _page(t: _Template, rng: random.Random, site: str) -> tuple[str, dict[str, l
     book = _book(rng, t.date_style, t.publishers)
     gold: dict[str, list[str]] = {"title": book["title"]}
     head = t.title_markup.format(_e(book["title"][0]))
+    if t.pre_title:
+        words = " ".join(rng.choice(_WORDS) for _ in range(rng.randrange(1, 4)))
+        head = f"<div class='promo'>{_e(words.capitalize())}</div>{head}"
     author_links = ", ".join(f"<a href='#'>{_e(a)}</a>" for a in book["author"])
     rows = []
     joined: list[str] = []
