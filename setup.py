@@ -32,7 +32,8 @@ setup(
                   "pagesieve.models.web2text": ["*.txt", "weights/*.npz", "weights/*.json"],
                   "pagesieve.models.blocknet": ["weights/*.npz", "weights/*.json"],
                   "pagesieve.models.freedom": ["weights/*.npz", "weights/*.json"],
-                  "pagesieve.models.vips": ["*.js"]},           # the visual DOM script run in Chromium
+                  "pagesieve.models.vips": ["*.js"],           # the visual DOM script run in Chromium
+                  "pagesieve.eval": ["*.toml"]},                 # the synthetic book sites' label thesaurus
     install_requires=[
         "pyspark>=4.0,<5",
         "pandas>=2.2,<3",

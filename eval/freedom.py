@@ -42,13 +42,18 @@ def subset(site: Site, ids: Sequence[str]):
 def sites_of(spec: str, vertical: str, fields: list[str], swde: str, synthetic_pages: int, seed: int) -> list:
     """The sites a comma-separated list names: an SWDE site (`booksamillion`, or `booksamillion[0-199]` for a
     range of its page ids), `synthetic:A-B` (generated book sites A..B, `synthetic_pages` pages each) or
-    `heldout:A-B` (the generator's held-out variant: unseen labels, look-alike rows; `book_sites.py`)."""
+    `heldout:A-B` (the generator's held-out variant: unseen labels, look-alike rows; `book_sites.py`), either
+    with generator options after `+` (`synthetic+thesaurus:0-23`, `heldout+thesaurus+joined:300-329`)."""
     sites = []
     for item in filter(None, spec.split(",")):
-        if item.startswith(("synthetic:", "heldout:")):
+        kind, *options = item.split(":", 1)[0].split("+")
+        if ":" in item and kind in ("synthetic", "heldout"):
+            unknown = set(options) - {"thesaurus", "joined"}
+            if unknown:
+                raise ValueError(f"unknown generator option {sorted(unknown)[0]!r} in {item!r}")
             a, _, b = item.split(":", 1)[1].partition("-")
-            sites += generate_sites(range(int(a), int(b or a) + 1), synthetic_pages, seed,
-                                    heldout=item.startswith("heldout:"))
+            sites += generate_sites(range(int(a), int(b or a) + 1), synthetic_pages, seed, heldout=kind == "heldout",
+                                    thesaurus="thesaurus" in options, joined="joined" in options)
             continue
         match = re.fullmatch(r"(\w+)(?:\[(\d+)-(\d+)\])?", item)
         if not match:
@@ -61,10 +66,12 @@ def sites_of(spec: str, vertical: str, fields: list[str], swde: str, synthetic_p
     return sites
 
 
-def labelled_pages(site: Site, fields: Sequence[str], top_n: int) -> list[tuple[list[TextNode], np.ndarray]]:
-    """The selected nodes of each page of `site` and their classes (see `training.label_nodes`)."""
+def labelled_pages(site: Site, fields: Sequence[str], top_n: int,
+                   spans: bool = False) -> list[tuple[list[TextNode], np.ndarray]]:
+    """The selected nodes of each page of `site` (with span candidates when `spans`: `nodes.spans_of`) and their
+    classes (see `training.label_nodes`)."""
     ids = sorted(site.pages)
-    nodes = [page_nodes(parse_page(site.pages[i][1], url=site.pages[i][0]).root) for i in ids]
+    nodes = [page_nodes(parse_page(site.pages[i][1], url=site.pages[i][0]).root, spans) for i in ids]
     selected = select_site_nodes(nodes, top_n).pages
     return [(list(page), label_nodes(page, site.gold[i], fields)) for i, page in zip(ids, selected, strict=True)]
 

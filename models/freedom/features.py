@@ -23,6 +23,7 @@ __all__ = ["MAX_WORDS", "MAX_CHARS", "PAD", "UNK", "TAGS", "FLAG_NAMES", "NodeIn
 MAX_WORDS = 16          # words read per node (SWDE values are short; a longer node is rarely a field)
 MAX_PRECEDING = 10      # the patent's last 10 words of preceding text
 MAX_CHARS = 16          # characters read per word
+MAX_LABEL = 6           # words of a node's label (`TextNode.label`) read as a bag of word vectors
 PAD, UNK = 0, 1
 
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -81,7 +82,7 @@ def flags_of(text: str, title_match: int = 0) -> list[float]:
 @dataclass(frozen=True, slots=True)
 class NodeInputs:
     """Arrays for N nodes: words (N, W), chars (N, W, C), preceding words (N, P), their chars (N, P, C),
-    tag ids (N,), flags (N, F)."""
+    tag ids (N,), flags (N, F), label words (N, L)."""
 
     words: np.ndarray
     chars: np.ndarray
@@ -89,6 +90,7 @@ class NodeInputs:
     prev_chars: np.ndarray
     tags: np.ndarray
     flags: np.ndarray
+    label_words: np.ndarray
 
     def __len__(self) -> int:
         return len(self.tags)
@@ -109,7 +111,8 @@ def encode_nodes(nodes: Sequence[TextNode], vocab: dict[str, int]) -> NodeInputs
     n = len(nodes)
     out = NodeInputs(np.zeros((n, MAX_WORDS), np.int64), np.zeros((n, MAX_WORDS, MAX_CHARS), np.int64),
                      np.zeros((n, MAX_PRECEDING), np.int64), np.zeros((n, MAX_PRECEDING, MAX_CHARS), np.int64),
-                     np.zeros(n, np.int64), np.zeros((n, len(FLAG_NAMES)), np.float32))
+                     np.zeros(n, np.int64), np.zeros((n, len(FLAG_NAMES)), np.float32),
+                     np.zeros((n, MAX_LABEL), np.int64))
     for i, node in enumerate(nodes):
         out.words[i], out.chars[i] = _encode_text(tokenize(node.text), vocab, MAX_WORDS)
         # the last words before the node are the ones next to it: keep the tail
@@ -117,4 +120,7 @@ def encode_nodes(nodes: Sequence[TextNode], vocab: dict[str, int]) -> NodeInputs
                                                             MAX_PRECEDING)
         out.tags[i] = _TAG_ID.get(node.tag, 0)
         out.flags[i] = flags_of(node.text, node.title_match)
+        # the label's words only (no punctuation): their vectors' mean is what an unseen synonym comes near
+        label = [w for w in tokenize(node.label) if w[0].isalnum()][-MAX_LABEL:]
+        out.label_words[i, : len(label)] = [vocab.get(w, UNK) for w in label]
     return out

@@ -63,7 +63,7 @@ class FreeDOM(Extractor):
 
     def site_choices(self, pages: Sequence[ParsedPage]) -> list[dict[str, Choice]]:
         """The chosen field values of each page of one site, after voting when it is on."""
-        selected = select_site_nodes([page_nodes(p.root) for p in pages], self.settings.top_n).pages
+        selected = select_site_nodes([page_nodes(p.root, self.model.spans) for p in pages], self.settings.top_n).pages
         flat = [node for nodes in selected for node in nodes]
         inputs = self.model.encode(flat)
         probs = self.model.probabilities(inputs, self.settings.max_batch_nodes)

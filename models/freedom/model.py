@@ -59,11 +59,17 @@ class FreeDOMModel:
             self.relation.to(self.device)
         return self
 
+    @property
+    def spans(self) -> bool:
+        """Whether the model was trained on span candidates (`nodes.spans_of`) and so reads pages with them."""
+        return bool(self.meta.get("spans", False))
+
     def encode(self, nodes: Sequence[TextNode]) -> NodeInputs:
         return encode_nodes(nodes, self.vocab)
 
     def tensors(self, inputs: NodeInputs, rows: slice | np.ndarray | None = None) -> list[torch.Tensor]:
-        arrays = (inputs.words, inputs.chars, inputs.prev_words, inputs.prev_chars, inputs.tags, inputs.flags)
+        arrays = (inputs.words, inputs.chars, inputs.prev_words, inputs.prev_chars, inputs.tags, inputs.flags,
+                  inputs.label_words)
         pick = slice(None) if rows is None else rows
         return [torch.from_numpy(np.ascontiguousarray(a[pick])).to(self.device) for a in arrays]
 

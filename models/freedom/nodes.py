@@ -5,6 +5,14 @@ XPath is the same on every page of a site while their text changes; template tex
 repeats unchanged. So per site we keep the text nodes whose XPath takes at least two distinct values across
 the site's pages, and of those the top N XPaths by number of distinct values.
 
+Span splitting (`page_nodes(..., spans=True)`, models trained with `--spans`): a text node that holds several
+fields (`Publisher: X / Pub. date: Y`, `X · Y · 352 pages`, `0316125581 / 9780316125581`) is also cut at
+separators (`/`, `|`, `·`, `•`, `;`, ` - ` between spaces) into spans, each one more candidate beside the
+whole node: the part's value after its `Label:` when it has one, else the part. A span's preceding text ends
+with the node's text before it (its label), so the label reads as for a node of its own; its XPath is the
+node's with `#j` (the j-th span). A node without a separator stays whole (`Publisher: X` alone is one node, the
+value SWDE labels).
+
 A one-page site has no second page to compare with: every XPath has one value, so the filter would keep
 nothing. We then keep all the page's text nodes (up to N, in document order) and let the model decide; the
 result is marked by `SiteNodes.filtered = False`.
@@ -13,6 +21,7 @@ result is marked by `SiteNodes.filtered = False`.
 from __future__ import annotations
 
 import html
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +30,8 @@ from lxml import etree
 
 from ..page.dom import text_nodes, title_elements, xpaths_of
 
-__all__ = ["TextNode", "SiteNodes", "normalise", "document_titles", "title_match", "page_nodes", "select_site_nodes"]
+__all__ = ["TextNode", "SiteNodes", "normalise", "document_titles", "title_match", "spans_of", "page_nodes",
+           "select_site_nodes"]
 
 # Longest node text kept: a node of several hundred characters is a description, never one of our fields.
 MAX_CHARS = 300
@@ -37,14 +47,16 @@ def normalise(text: str) -> str:
 @dataclass(frozen=True, slots=True)
 class TextNode:
     """One visible text node: its holder's XPath (with `/text()[k]` when the holder has several), text,
-    the leaf tag, the last words of the text before it on the page, and where its text stands in the page's
-    document title (`title_match`: 0 not in it, 1 inside it, 2 at its start)."""
+    the leaf tag, the last words of the text before it on the page, where its text stands in the page's
+    document title (`title_match`: 0 not in it, 1 inside it, 2 at its start), and its `label`: the text node
+    just before it (a node `Label: value` and a span: their own `Label`), where sites put a field's label."""
 
     xpath: str
     text: str
     tag: str
     preceding: str
     title_match: int = 0
+    label: str = ""
 
 
 # Shorter texts ("by", "A", a lone digit) sit inside any title by chance.
@@ -69,14 +81,48 @@ def title_match(text: str, titles: Sequence[str]) -> int:
     return 1 if any(lowered in t for t in titles) else 0
 
 
-def page_nodes(root: etree._Element) -> list[TextNode]:
-    """Every visible, non-empty text node of a page in document order (iterative walk, no recursion)."""
+# Between fields sharing a node: a slash, bar, dot or semicolon, a dash only between spaces (not `ISBN-13`,
+# `2010-06-15`), a slash only between spaces (not `06/15/2010`, `EAN/ISBN-13`).
+_SEPARATOR = re.compile(r"\s*(?:[|·•;]|\s/\s|\s[-–—]\s)\s*")
+_LABEL_VALUE = re.compile(r"^([^:]{1,40}?)\s*:\s*(\S.*)$")
+MAX_SPANS = 8            # parts of one node: more is prose or a menu, not a list of fields
+MAX_SPAN_CHARS = 80      # longest part: a field value is short
+
+
+def spans_of(text: str) -> list[tuple[str, str]]:
+    """(text of the node before the span, span) for each field-like part of a node's (normalised) text; [] when
+    the node has no separator or looks like prose (more than MAX_SPANS parts, a part over MAX_SPAN_CHARS).
+
+    >>> spans_of("Publisher: X / Date: June 2010")
+    [('Publisher', 'X'), ('Publisher: X Date', 'June 2010')]
+    """
+    return [(before, span) for before, _, span in _parts(text)]
+
+
+def _parts(text: str) -> list[tuple[str, str, str]]:
+    """`spans_of` with each span's own label ("" when its part has none)."""
+    parts = [p for p in _SEPARATOR.split(text) if p]
+    if not 2 <= len(parts) <= MAX_SPANS or max(map(len, parts)) > MAX_SPAN_CHARS:
+        return []
+    out, before = [], []
+    for part in parts:
+        match = _LABEL_VALUE.match(part)
+        label, value = (match.group(1), match.group(2)) if match else ("", part)
+        out.append((" ".join(before + [label]).strip(), label, value))
+        before.append(part)
+    return out
+
+
+def page_nodes(root: etree._Element, spans: bool = False) -> list[TextNode]:
+    """Every visible, non-empty text node of a page in document order (iterative walk, no recursion); with
+    `spans`, each node that holds several fields is followed by its spans (module docstring)."""
     raw = [(holder, normalise(text)) for holder, text in text_nodes(root)]
     holders = [h for h, _ in raw]
     paths = xpaths_of(holders) if holders else []
     seen: dict[str, int] = defaultdict(int)
     out: list[TextNode] = []
     previous: list[str] = []
+    label = ""
     titles = document_titles(root)
     for (holder, text), path in zip(raw, paths, strict=True):
         if not text:
@@ -85,8 +131,14 @@ def page_nodes(root: etree._Element) -> list[TextNode]:
         xpath = f"{path}/text()[{seen[path]}]"
         tag = holder.tag.lower() if isinstance(holder.tag, str) else "other"
         if len(text) <= MAX_CHARS:
-            out.append(TextNode(xpath, text, tag, " ".join(previous[-PRECEDING_WORDS:]), title_match(text, titles)))
+            inline = _LABEL_VALUE.match(text)          # "Publisher: X" in one node labels itself
+            out.append(TextNode(xpath, text, tag, " ".join(previous[-PRECEDING_WORDS:]), title_match(text, titles),
+                                inline.group(1) if inline else label))
+            for j, (before, own, span) in enumerate(_parts(text) if spans else (), start=1):
+                preceding = " ".join((previous + before.split())[-PRECEDING_WORDS:])
+                out.append(TextNode(f"{xpath}#{j}", span, tag, preceding, title_match(span, titles), own or label))
         previous = (previous + text.split())[-PRECEDING_WORDS:]
+        label = text
     return out
 
 

@@ -49,7 +49,7 @@ XPATH_TAGS = ("<pad>", "<other>", "html", "body", "div", "span", "table", "tbody
 _XPATH_TAG_ID = {t: i for i, t in enumerate(XPATH_TAGS)}
 MAX_XPATH = 24                # the last steps of an XPath that the LSTM reads (the ones near the text)
 POSITIONS = 100               # position buckets: index among the page's candidate nodes / their count
-_STEP = re.compile(r"\[\d+\]$")
+_STEP = re.compile(r"\[\d+\]$|\[\d+\]#\d+$")      # a step's index, and a span's `#j` (nodes.spans_of)
 
 
 def xpath_tag_ids(xpaths: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -27,9 +27,12 @@ from .net import NodeNet
 from .nodes import TextNode, normalise
 from .relation import RelationNet, candidate_pairs, page_candidates, position_ids, xpath_tag_ids
 
-__all__ = ["TrainConfig", "label_nodes", "load_glove", "build_vocab", "train_model", "train_relation"]
+__all__ = ["IGNORE", "TrainConfig", "label_nodes", "load_glove", "build_vocab", "train_model", "train_relation"]
 
 log = logging.getLogger(__name__)
+
+
+IGNORE = -1       # label_nodes: a node trained on as neither a field nor none
 
 
 @dataclass(frozen=True)
@@ -41,13 +44,18 @@ class TrainConfig:
     seed: int = 20
     hidden: int = 32
     top_glove: int = 8000          # most frequent GloVe words kept beyond the training vocabulary (new sites)
+    label_bag: bool = False        # the node's label as a mean word vector (net.NodeNet)
+    label_dropout: float = 0.5     # ... zeroed on this share of training nodes
     relation_epochs: int = 0       # the second stage (relation.py); 0: a node-level model only
     relation_top_m: int = 10       # candidates per uncertain field while training it
     relation_pages: int = 16       # pages per optimiser step of the pair network
 
 
 def label_nodes(nodes: Sequence[TextNode], gold: Mapping[str, Sequence[str]], fields: Sequence[str]) -> np.ndarray:
-    """Class of each node: k for the k-th field whose gold values hold the node's text, else K (none).
+    """Class of each node: k for the k-th field whose gold values hold the node's text, else K (none), and
+    IGNORE for a node one of whose spans (`nodes.spans_of`, XPath `<node's>#j`) is a value: it holds the field
+    but is not it, and "none" there would teach that a date or an ISBN in a node says nothing (measured: a
+    model trained so on joined sites lost booksamillion's ISBN).
 
     Gold values with no letter or digit (SWDE's `: ` for a missing date) label nothing.
     """
@@ -57,7 +65,13 @@ def label_nodes(nodes: Sequence[TextNode], gold: Mapping[str, Sequence[str]], fi
             value = normalise(value)
             if any(c.isalnum() for c in value):
                 wanted.setdefault(value, k)
-    return np.array([wanted.get(n.text, len(fields)) for n in nodes], dtype=np.int64)
+    labels = np.array([wanted.get(n.text, len(fields)) for n in nodes], dtype=np.int64)
+    holders = {n.xpath.partition("#")[0] for n, y in zip(nodes, labels, strict=True)
+               if "#" in n.xpath and y < len(fields)}
+    for i, node in enumerate(nodes):
+        if node.xpath in holders and labels[i] == len(fields):
+            labels[i] = IGNORE
+    return labels
 
 
 def load_glove() -> tuple[list[str], np.ndarray]:
@@ -80,6 +94,7 @@ def build_vocab(nodes: Sequence[TextNode], glove_words: Sequence[str], glove: np
     for node in nodes:
         counts.update(tokenize(node.text))
         counts.update(tokenize(node.preceding))
+        counts.update(tokenize(node.label))
     seen = sorted((w for w in counts if w in index), key=lambda w: index[w])
     chosen = list(dict.fromkeys(seen + list(glove_words[:top])))
     rows = np.zeros((len(chosen) + 2, glove.shape[1]), dtype=np.float32)
@@ -111,10 +126,12 @@ def train_model(pages: Sequence[tuple[Sequence[TextNode], np.ndarray]], fields: 
     all_nodes = [n for nodes, _ in pages for n in nodes]
     vocab, rows = build_vocab(all_nodes, glove[0], glove[1], config.top_glove)
     model = FreeDOMModel(NodeNet(len(fields), torch.from_numpy(rows), len(TAGS), len(FLAG_NAMES),
-                                 hidden=config.hidden), vocab, fields, vertical)
+                                 hidden=config.hidden, label_bag=config.label_bag,
+                                 label_dropout=config.label_dropout), vocab, fields, vertical)
     inputs = _concat([model.encode(nodes) for nodes, _ in pages]) if pages else model.encode([])
     labels = np.concatenate([y for _, y in pages]) if pages else np.zeros(0, np.int64)
-    positives, negatives = np.flatnonzero(labels < len(fields)), np.flatnonzero(labels == len(fields))
+    positives = np.flatnonzero((labels >= 0) & (labels < len(fields)))
+    negatives = np.flatnonzero(labels == len(fields))
     if not len(positives):
         raise ValueError("no node of the training pages matches a gold value: nothing to learn")
     net = model.net.train()

@@ -36,18 +36,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--relation-epochs", type=int, default=12,
                     help="epochs of the relation stage's pair network (0: node-level model only)")
     ap.add_argument("--relation-top-m", type=int, default=TrainConfig.relation_top_m)
+    ap.add_argument("--top-glove", type=int, default=TrainConfig.top_glove,
+                    help="most frequent GloVe words kept beyond the training words (words of unseen labels)")
+    ap.add_argument("--label-bag", action="store_true",
+                    help="also read each node's label as the mean of its word vectors (labels no seed site used)")
+    ap.add_argument("--label-dropout", type=float, default=TrainConfig.label_dropout,
+                    help="share of training nodes whose label bag is zeroed")
+    ap.add_argument("--spans", action="store_true",
+                    help="also train on (and run with) spans of nodes that hold several fields")
     ap.add_argument("--out", required=True, help="output stem: writes <out>.npz and <out>.json")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     fields = args.fields.split(",")
     start = time.perf_counter()
     sites = sites_of(args.seed_sites, args.vertical, fields, args.swde, args.synthetic_pages, args.data_seed)
-    pages = [p for site in sites for p in labelled_pages(site, fields, args.top_n)]
+    pages = [p for site in sites for p in labelled_pages(site, fields, args.top_n, args.spans)]
     print(f"{len(sites)} seed sites, {len(pages)} pages, {sum(len(n) for n, _ in pages)} candidate nodes")
     config = TrainConfig(epochs=args.epochs, seed=args.seed, relation_epochs=args.relation_epochs,
-                         relation_top_m=args.relation_top_m)
+                         relation_top_m=args.relation_top_m, top_glove=args.top_glove, label_bag=args.label_bag,
+                         label_dropout=args.label_dropout)
     meta = {"seed_sites": args.seed_sites, "synthetic_pages": args.synthetic_pages, "data_seed": args.data_seed,
-            "top_n": args.top_n}
+            "top_n": args.top_n, "top_glove": args.top_glove} | ({"spans": True} if args.spans else {})
     model = train_model(pages, fields, args.vertical, config, load_glove(), meta)
     if config.relation_epochs:
         train_relation(model, pages, config)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from pagesieve.eval.book_sites import _HELDOUT_LABELS, _LABELS, BOOK_FIELDS, generate_site
+from pagesieve.eval.book_sites import _HELDOUT_LABELS, _LABELS, BOOK_FIELDS, generate_site, label_split
 from pagesieve.eval.swde import field_scores, read_groundtruth, read_site
 from pagesieve.models.freedom.checks import date_or_year, isbn13
 from pagesieve.models.freedom.nodes import page_nodes
@@ -64,3 +64,39 @@ def test_a_site_list_names_held_out_sites():
 
     sites = sites_of("synthetic:100-100,heldout:100-101", "book", list(BOOK_FIELDS), "", 3, 0)
     assert [s.name for s in sites] == ["synbook100", "heldbook100", "heldbook101"]
+
+
+def _label_texts(site) -> set[str]:
+    """Every text node of the site's pages, lower-cased and without a label's trailing colon."""
+    return {n.text.lower().rstrip(" :") for _, body in site.pages.values() for n in page_nodes(parse_page(body).root)}
+
+
+def test_the_thesaurus_split_keeps_held_out_labels_off_the_training_sites():
+    split = label_split()
+    for key, (train, held) in split.items():
+        assert train and held and not set(train) & set(held), key
+    held = {x.lower() for key, (_, h) in split.items() for x in h}
+    train = {x.lower() for key, (t, _) in split.items() for x in t}
+    seen_train: set[str] = set()
+    for index in range(24):                      # the training sites of the thesaurus recipe
+        texts = _label_texts(generate_site(index, 3, thesaurus=True, joined=True))
+        assert not texts & held, index
+        seen_train |= texts & train
+    seen_held: set[str] = set()
+    for index in range(300, 320):                # held-out sites read only held-out labels
+        texts = _label_texts(generate_site(index, 3, heldout=True, thesaurus=True))
+        assert not texts & train, index
+        seen_held |= texts & held
+    assert len(seen_train) >= 30 and len(seen_held) >= 15    # the sites use the thesaurus widely
+
+
+def test_joined_sites_put_several_fields_in_one_node_and_label_the_fields_part():
+    joined = 0
+    for site in (generate_site(i, 4, thesaurus=True, joined=True) for i in range(300, 306)):
+        for pid, (_, body) in site.pages.items():
+            texts = [n.text for n in page_nodes(parse_page(body).root)]
+            for field in BOOK_FIELDS:
+                for value in site.gold[pid].get(field, []):
+                    assert any(value in t for t in texts), (pid, field)
+                    joined += value not in texts
+    assert joined

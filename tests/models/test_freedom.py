@@ -3,6 +3,8 @@ decision and voting, and batched == one by one."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -102,13 +104,34 @@ def test_encoded_inputs_have_fixed_shapes_and_unknown_words_are_unk():
     assert encode_nodes([TextNode("/x", "x", "section", "")], {}).tags[0] == TAGS.index("other")
 
 
-def _tiny_model(seed: int = 0) -> FreeDOMModel:
+def _tiny_model(seed: int = 0, label_bag: bool = False) -> FreeDOMModel:
     torch.manual_seed(seed)
-    vocab = ["<pad>", "<unk>", "dune", "by", "publisher", "penguin"]
+    vocab = ["<pad>", "<unk>", "dune", "by", "publisher", "penguin", "imprint"]
     glove = torch.randn(len(vocab), 50).half().float()
     glove[0] = 0
-    return FreeDOMModel(NodeNet(len(FIELDS), glove, len(TAGS), len(FLAG_NAMES), hidden=8), vocab, FIELDS, "book",
-                        {"seed": seed})
+    return FreeDOMModel(NodeNet(len(FIELDS), glove, len(TAGS), len(FLAG_NAMES), hidden=8, label_bag=label_bag),
+                        vocab, FIELDS, "book", {"seed": seed})
+
+
+def test_a_node_knows_its_label_and_a_label_bag_model_reads_it_by_its_word_vectors(tmp_path):
+    nodes = _nodes("<html><body><dl><dt>Publisher:</dt><dd>Penguin</dd></dl><p>Imprint: Penguin</p></body></html>")
+    assert [(n.text, n.label) for n in nodes] == [("Publisher:", ""), ("Penguin", "Publisher:"),
+                                                  ("Imprint: Penguin", "Imprint")]
+    model = _tiny_model(label_bag=True)
+    inputs = model.encode(nodes)
+    assert inputs.label_words[1, :2].tolist() == [4, 0]          # "publisher", the colon left out
+    probs = model.probabilities(inputs)
+    # the label is an input: the same node under another label scores otherwise; an unknown label word adds
+    # nothing (UNK is no meaning), so it reads as no label
+    relabelled = [dataclasses.replace(nodes[1], label=label) for label in ("Imprint", "Zyxq", "")]
+    other, unknown, none = model.probabilities(model.encode(relabelled))
+    assert not np.allclose(probs[1], other) and np.allclose(unknown, none)
+    model.save(tmp_path / "bag")
+    assert np.array_equal(FreeDOMModel.load(tmp_path / "bag").probabilities(inputs), probs)
+    # a model without the bag ignores labels (older models score as before)
+    plain = _tiny_model()
+    assert np.array_equal(plain.probabilities(model.encode([nodes[1]])),
+                          plain.probabilities(model.encode([relabelled[0]])))
 
 
 def test_network_gives_k_plus_one_probabilities_per_node():
