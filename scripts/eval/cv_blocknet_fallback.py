@@ -28,7 +28,9 @@ from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
 
 # the folds train with the shipped recipe itself: scripts/train/train_blocknet.py, imported from its folder
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "train"))
-from train_blocknet import DATA, POOLS, load, pool_f1, train  # noqa: E402
+from train_blocknet import DATA, POOLS, load, pool_f1  # noqa: E402
+
+from pagesieve.models.blocknet.training import Recipe, train  # noqa: E402
 
 FOLDS = 5
 MIN_WORDS = (0, 25, 50, 100, 200)
@@ -43,7 +45,7 @@ def out_of_fold_logits(pages: list, seed: int) -> list[np.ndarray]:
     logits: list[np.ndarray] = [np.zeros(0, dtype=np.float32)] * len(pages)
     folds = [fold_of(p.pool, p.page_id) for p in pages]
     for k in range(FOLDS):
-        model, _ = train([p for p, f in zip(pages, folds, strict=True) if f != k], [], seed)
+        model, _ = train([p for p, f in zip(pages, folds, strict=True) if f != k], Recipe(), seed)
         held = [i for i, f in enumerate(folds) if f == k]
         for i, page_logits in zip(held, model.logits([pages[i].inputs for i in held]), strict=True):
             logits[i] = page_logits
