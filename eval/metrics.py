@@ -9,6 +9,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pagesieve.models.page.words import fold_space
+
 __all__ = [
     "PRF",
     "tokenize",
@@ -243,13 +245,6 @@ def block_counts_scores(tp: int, fp: int, fn: int, tn: int) -> dict:
     }
 
 
-_SPACE = re.compile(r"\s+")
-
-
-def _fold_space(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
-
-
 def snippet_counts(predicted: str, with_: Sequence[str], without: Sequence[str]) -> tuple[int, int, int, int]:
     """(tp, fp, fn, tn) of one page's snippet gold, as trafilatura's own evaluation counts them.
 
@@ -260,9 +255,9 @@ def snippet_counts(predicted: str, with_: Sequence[str], without: Sequence[str])
     (`norm`, `count_item`, commit d5f6da0) and, before it, `tests/comparison.py` / `tests/evaluate.py`
     (`evaluate_result`).
     """
-    text = _fold_space(predicted)
-    tp = sum(1 for w in with_ if _fold_space(w) in text)
-    fp = sum(1 for w in without if _fold_space(w) in text)
+    text = fold_space(predicted)
+    tp = sum(1 for w in with_ if fold_space(w) in text)
+    fp = sum(1 for w in without if fold_space(w) in text)
     return tp, fp, len(with_) - tp, len(without) - fp
 
 

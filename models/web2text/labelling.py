@@ -60,11 +60,12 @@ blocks are labelled boilerplate.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from ..page.words import fold_space
 
 __all__ = [
     "BlockAlignment",
@@ -411,7 +412,6 @@ def label_blocks(block_texts: Sequence[str], gold: str, threshold: float = 2 / 3
     return [t > 0 and c >= threshold * t - 1e-9 for c, t in zip(res.aligned_chars, res.total_chars, strict=True)]
 
 
-_SPACES = re.compile(r"\s+")
 MIN_SNIPPET_BLOCK = 4     # a block this short or shorter is not labelled from a passage it is part of ("a", "|")
 
 
@@ -429,17 +429,14 @@ def label_blocks_from_snippets(block_texts: Sequence[str], with_: Sequence[str],
     Returns:
         (labels, weights), one float per block each.
     """
-    def fold(text: str) -> str:
-        return _SPACES.sub(" ", text).strip()
-
-    keep, drop = [fold(w) for w in with_ if fold(w)], [fold(w) for w in without if fold(w)]
+    keep, drop = [p for p in map(fold_space, with_) if p], [p for p in map(fold_space, without) if p]
 
     def matches(block: str, passages: list[str]) -> bool:
         return any(p in block or (len(block) > MIN_SNIPPET_BLOCK and block in p) for p in passages)
 
     labels, weights = [], []
     for text in block_texts:
-        block = fold(text)
+        block = fold_space(text)
         is_kept = bool(block) and matches(block, keep)
         is_dropped = bool(block) and matches(block, drop)
         labels.append(1.0 if is_kept and not is_dropped else 0.0)

@@ -28,7 +28,6 @@ import gzip
 import json
 import logging
 import multiprocessing
-import re
 import sys
 import time
 from pathlib import Path
@@ -40,6 +39,7 @@ from pagesieve.data import data_root
 from pagesieve.eval.datasets import iter_gold_pages
 from pagesieve.eval.metrics import bag_of_words_prf, snippet_counts, snippet_scores
 from pagesieve.eval.significance import paired_bootstrap, paired_bootstrap_counts
+from pagesieve.models.page.words import fold_space
 
 log = logging.getLogger("lobo")
 
@@ -49,11 +49,6 @@ OLD_POOLS = POOLS[:6]
 PARTS = ("fit", "validation", "test")
 PEERS = ("trafilatura", "readability", "resiliparse")
 EXTRAS = ("resiliparse", "stop")
-_SPACES = re.compile(r"\s+")
-
-
-def _fold(text: str) -> str:
-    return _SPACES.sub(" ", text).strip()
 
 
 # ---- cache ---------------------------------------------------------------------------------------------------------
@@ -89,9 +84,9 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
             else:
                 y, w = (np.asarray(v, np.float32) for v in
                         label_blocks_from_snippets(texts, gold.snippets.with_, gold.snippets.without))
-            res = _fold(extract_plain_text(HTMLTree.parse(page_markup(page)), main_content=True,
+            res = fold_space(extract_plain_text(HTMLTree.parse(page_markup(page)), main_content=True,
                                            preserve_formatting=True))
-            in_res = np.fromiter((bool(b) and b in res for b in map(_fold, texts)), np.float32, len(texts))
+            in_res = np.fromiter((bool(b) and b in res for b in map(fold_space, texts)), np.float32, len(texts))
             share = len(res) / max(sum(map(len, texts)), 1)
             lang = text_language(texts)
             stop = stopwords_for(lang) or page_stopwords(texts)
