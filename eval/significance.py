@@ -11,7 +11,7 @@ were not drawn. `FEW_PAGES` marks where to read it as a hint only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +42,18 @@ class PairedDifference:
         return self.low > 0 or self.high < 0
 
 
+def _interval(statistic: Callable[[np.ndarray], np.ndarray], pages: int, rounds: int, level: float,
+              seed: int) -> tuple[float, float]:
+    """Percentile interval at `level` of `statistic` over `rounds` resamples of `pages` pages; `statistic` maps a
+    (resamples, pages) array of drawn page indices to one value per resample."""
+    rng = np.random.default_rng(seed)
+    values = np.concatenate([statistic(rng.integers(0, pages, size=(min(_CHUNK, rounds - start), pages)))
+                             for start in range(0, rounds, _CHUNK)])
+    tail = (1 - level) / 2
+    low, high = np.quantile(values, [tail, 1 - tail])
+    return float(low), float(high)
+
+
 def paired_bootstrap(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, rounds: int = 10_000,
                      level: float = 0.95, seed: int = 0) -> PairedDifference:
     """Percentile interval of mean(a - b) from `rounds` resamples of the pages (a[i] and b[i]: page i).
@@ -60,12 +72,8 @@ def paired_bootstrap(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.nd
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
     d = a - b
-    rng = np.random.default_rng(seed)
-    means = np.concatenate([d[rng.integers(0, len(d), size=(min(_CHUNK, rounds - start), len(d)))].mean(axis=1)
-                            for start in range(0, rounds, _CHUNK)])
-    tail = (1 - level) / 2
-    low, high = np.quantile(means, [tail, 1 - tail])
-    return PairedDifference(pages=len(d), difference=float(d.mean()), low=float(low), high=float(high), level=level,
+    low, high = _interval(lambda draw: d[draw].mean(axis=1), len(d), rounds, level, seed)
+    return PairedDifference(pages=len(d), difference=float(d.mean()), low=low, high=high, level=level,
                             wins=int((d > 0).sum()), ties=int((d == 0).sum()), losses=int((d < 0).sum()))
 
 
@@ -85,15 +93,9 @@ def paired_bootstrap_counts(a: np.ndarray, b: np.ndarray, rounds: int = 10_000, 
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.ndim != 2 or a.shape != b.shape or a.shape[1] < 3 or len(a) == 0:
         raise ValueError(f"paired counts need two (pages, 4) arrays of one shape, got {a.shape} and {b.shape}")
-    rng = np.random.default_rng(seed)
-    diffs = []
-    for start in range(0, rounds, _CHUNK):
-        draw = rng.integers(0, len(a), size=(min(_CHUNK, rounds - start), len(a)))
-        diffs.append(_micro_f1(a[draw].sum(axis=1)) - _micro_f1(b[draw].sum(axis=1)))
-    means = np.concatenate(diffs)
-    tail = (1 - level) / 2
-    low, high = np.quantile(means, [tail, 1 - tail])
+    low, high = _interval(lambda draw: _micro_f1(a[draw].sum(axis=1)) - _micro_f1(b[draw].sum(axis=1)), len(a),
+                          rounds, level, seed)
     per_page = _micro_f1(a) - _micro_f1(b)
     return PairedDifference(pages=len(a), difference=float(_micro_f1(a.sum(0)) - _micro_f1(b.sum(0))),
-                            low=float(low), high=float(high), level=level, wins=int((per_page > 0).sum()),
+                            low=low, high=high, level=level, wins=int((per_page > 0).sum()),
                             ties=int((per_page == 0).sum()), losses=int((per_page < 0).sum()))
