@@ -32,14 +32,14 @@ class BlockNetModel:
     to +12."""
 
     def __init__(self, net: BlockCNN, mean: np.ndarray, std: np.ndarray, meta: dict[str, Any] | None = None,
-                 clip: float | None = None) -> None:
+                 clip: float | None = None, stopwords: str = "english") -> None:
         self.net = net.eval()
         self.mean = np.asarray(mean, dtype=np.float32)
         self.std = np.asarray(std, dtype=np.float32)
         self._mean, self._std = torch.from_numpy(self.mean), torch.from_numpy(self.std)
         self.clip = None if clip is None else float(clip)
         self.meta = dict(meta or {})
-        self.stopwords = "english"      # STOPWORD_LISTS: what the stop-word inputs count (cards before it: english)
+        self.stopwords = stopwords      # STOPWORD_LISTS: what the stop-word inputs count (cards before it: english)
         self.device = torch.device("cpu")
 
     def to(self, device: torch.device | str) -> BlockNetModel:
@@ -103,9 +103,8 @@ class BlockNetModel:
                              "of another shape); retrain it with scripts/train/train_blocknet.py")
         net.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
         card = {k: v for k, v in meta.items() if k not in ("inputs", "width", "input_clip", "stopwords")}
-        model = cls(net, arrays["stats/mean"], arrays["stats/std"], meta=card, clip=meta.get("input_clip"))
-        model.stopwords = meta.get("stopwords", "english")
-        return model
+        return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=card, clip=meta.get("input_clip"),
+                   stopwords=meta.get("stopwords", "english"))
 
     @classmethod
     def load(cls, model: str | Path) -> BlockNetModel:

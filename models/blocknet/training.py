@@ -79,14 +79,16 @@ def _batches(pages: list[TrainingPage], model: BlockNetModel, recipe: Recipe,
 
 
 def train(pages: list[TrainingPage], recipe: Recipe, seed: int,
-          after_epoch: Callable[[BlockNetModel], dict] | None = None) -> tuple[BlockNetModel, list[dict]]:
+          after_epoch: Callable[[BlockNetModel], dict] | None = None,
+          stopwords: str = "english") -> tuple[BlockNetModel, list[dict]]:
     """Train on `pages` by `recipe`; returns the averaged model and one row per epoch (its loss, and what
-    `after_epoch`, given the averaged model of that epoch, returns: validation scores)."""
+    `after_epoch`, given the averaged model of that epoch, returns: validation scores). `stopwords`: the list
+    the pages' stop-word inputs were counted with (STOPWORD_LISTS), recorded in the model's card."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     stacked = np.concatenate([p.inputs for p in pages])
     model = BlockNetModel(BlockCNN(stacked.shape[1], recipe.width, recipe.dropout), stacked.mean(0),
-                          stacked.std(0) + 1e-6, clip=recipe.input_clip)
+                          stacked.std(0) + 1e-6, clip=recipe.input_clip, stopwords=stopwords)
     del stacked
     net = model.net
     average = torch.optim.swa_utils.AveragedModel(

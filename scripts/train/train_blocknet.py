@@ -40,6 +40,7 @@ from pagesieve.data import data_root
 from pagesieve.eval.datasets import iter_gold_pages
 from pagesieve.eval.metrics import bag_of_words_prf
 from pagesieve.models.blocknet import BlockNetModel, BlockNetSettings, page_inputs
+from pagesieve.models.blocknet.features import STOPWORD_LISTS
 from pagesieve.models.blocknet.method import content_blocks
 from pagesieve.models.blocknet.model import PACKAGED_MODELS
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
@@ -118,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", default="fit,validation",
                     help="comma-separated parts that train (default: fit,validation, the shipped model; `fit` alone "
                          "also scores the validation parts after each epoch)")
+    ap.add_argument("--stopwords", choices=STOPWORD_LISTS, default="english",
+                    help="the stop words Web2Text's stop-word inputs count (experiments; the shipped model: english)")
     add_kernel_option(ap)
     args = ap.parse_args(argv)
     parts = tuple(dict.fromkeys(args.parts.split(",")))     # in the order given, each once
@@ -127,12 +130,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
     recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight})
-    training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False)
+    training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False, stopwords=args.stopwords)
                 if len(p.labels) and (p.weights is None or p.weights.any())]
-    validation = [] if "validation" in parts else load(args.data, pools, "validation", keep_blocks=True)
+    validation = [] if "validation" in parts else load(args.data, pools, "validation", keep_blocks=True,
+                                                       stopwords=args.stopwords)
     start = time.perf_counter()
     model, history = train(training, recipe, args.seed,
-                           after_epoch=(lambda m: validation_f1(m, validation)) if validation else None)
+                           after_epoch=(lambda m: validation_f1(m, validation)) if validation else None,
+                           stopwords=args.stopwords)
     summary = {"epochs": recipe.epochs, "train_seconds": round(time.perf_counter() - start, 1),
                "validation_bow_f1": history[-1] if validation else None}
     record = {"summary": summary, "history": {k: [row.get(k) for row in history] for k in history[0]}}
