@@ -48,7 +48,7 @@ POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "googl
 OLD_POOLS = POOLS[:6]
 PARTS = ("fit", "validation", "test")
 PEERS = ("trafilatura", "readability", "resiliparse")
-EXTRAS = ("resiliparse", "stop")
+EXTRAS = ("resiliparse", "stop", "peers")
 
 
 # ---- cache ---------------------------------------------------------------------------------------------------------
@@ -169,10 +169,12 @@ class CachedPool:
             cols = [inputs]
         if "resiliparse" in extras:
             cols.append(extra[:, :2])
-        self.inputs = np.hstack(cols) if len(cols) > 1 else cols[0]
-        self.offsets = offsets
         with gzip.open(cache / f"{name}.pages.jsonl.gz", "rt", encoding="utf-8") as fh:
             self.rows = [json.loads(line) for line in fh]
+        if "peers" in extras:
+            cols.append(_peer_columns(cache, name, self.rows))
+        self.inputs = np.hstack(cols) if len(cols) > 1 else cols[0]
+        self.offsets = offsets
 
     def page(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cut = slice(self.offsets[i], self.offsets[i + 1])
@@ -180,6 +182,34 @@ class CachedPool:
 
     def indices(self, parts: tuple[str, ...]) -> list[int]:
         return [i for i, r in enumerate(self.rows) if r["part"] in parts]
+
+
+def _peer_columns(cache: Path, name: str, rows: list[dict]) -> np.ndarray:
+    """Per block, for each peer: in its output (1/0) and the output's share of the page's text; cached on disk."""
+    path = cache / f"{name}.peerin.npy"
+    if path.exists():
+        return np.load(path)
+    peers = _peer_texts(cache, name)
+    out = []
+    for row in rows:
+        texts = [fold_space(t) for t in row["texts"]]
+        total = max(sum(map(len, texts)), 1)
+        cols = []
+        for peer in PEERS:
+            text = fold_space(peers[row["id"]][peer])
+            cols.append(np.fromiter((bool(t) and t in text for t in texts), np.float32, len(texts)))
+            cols.append(np.full(len(texts), min(len(text) / total, 5.0), np.float32))
+        out.append(np.stack(cols, axis=1))
+    columns = np.concatenate(out)
+    tmp = path.with_suffix(f".{multiprocessing.current_process().pid}.npy")
+    np.save(tmp, columns)
+    tmp.replace(path)                      # two fold workers may build it at once: the last rename wins, same bytes
+    return columns
+
+
+def _peer_texts(cache: Path, name: str) -> dict[str, dict]:
+    with gzip.open(cache / f"{name}.peers.jsonl.gz", "rt", encoding="utf-8") as fh:
+        return {r["id"]: r for r in map(json.loads, fh)}
 
 
 def _text(row: dict, content: np.ndarray) -> str:
@@ -233,11 +263,7 @@ def _fold_job(args: tuple) -> dict:
 
 
 def _peer_scores(cache: Path, pool: CachedPool) -> dict[str, dict[str, dict]]:
-    texts: dict[str, dict] = {}
-    with gzip.open(cache / f"{pool.name}.peers.jsonl.gz", "rt", encoding="utf-8") as fh:
-        for line in fh:
-            r = json.loads(line)
-            texts[r["id"]] = r
+    texts = _peer_texts(cache, pool.name)
     out: dict[str, dict[str, dict]] = {p: {} for p in PEERS}
     for i in pool.indices(("fit", "validation")):
         row = pool.rows[i]
