@@ -10,6 +10,7 @@ import contextlib
 import datetime as dt
 import json
 import logging
+import math
 import os
 import posixpath
 import re
@@ -31,7 +32,8 @@ from .settings import JOB_SETTINGS
 
 __all__ = ["job_parser", "JobConfig", "load_config", "check_apart", "check_output", "check_readable_file",
            "check_table", "exit_on_config_error", "spark_session", "Report", "ConfigError", "counts_by", "location",
-           "read_method_pages", "read_pages", "remove_tree", "removed_on_failure", "run_table_job", "staging_path",
+           "read_method_pages", "read_pages", "remove_tree", "removed_on_failure", "run_table_job", "spread_partitions",
+           "staging_path",
            "swap_in", "write_json"]
 
 log = logging.getLogger("pagesieve")
@@ -386,16 +388,49 @@ def remove_tree(path: str) -> None:
         fs.rm(root, recursive=True)
 
 
+# The pages are spread again when the tasks Spark read them into would keep the last core busy this much longer
+# than an even share (pages as the measure of time).
+SPREAD_ABOVE = 1.1
+# Tasks per core when they are spread again: a core that drew slow pages hands the rest to the others.
+TASKS_PER_CORE = 4
+
+
+def spread_partitions(rows_per_partition: Sequence[int], cores: int) -> int:
+    """How many tasks to spread a pages table over, given its rows per partition as Spark read it (0: keep them).
+
+    Spark packs small files into a partition by their bytes plus a 4 MB open cost per file, so a dozen page files
+    of a few MB become two partitions of equal file count, not equal pages: one WARC copy read as 315 and 21 pages,
+    and on 2 cores one core idled while the other ran 94% of the clean stage (docs/performance.md). The tasks are
+    scheduled in order on `cores` cores, each to the first free core; when that ends more than `SPREAD_ABOVE` x an
+    even share of pages after the start, the table is spread over `TASKS_PER_CORE` tasks per core (one shuffle)."""
+    n = sum(rows_per_partition)
+    if n == 0 or cores < 1:
+        return 0
+    busy = [0] * cores
+    for rows in rows_per_partition:
+        busy[busy.index(min(busy))] += rows
+    if max(busy) <= SPREAD_ABOVE * math.ceil(n / cores):     # ceil: fewer pages than cores cannot do better
+        return 0
+    return min(n, cores * TASKS_PER_CORE)
+
+
 def read_pages(spark, path: str, min_partitions: int = 0):
-    """(pages DataFrame, page count): the pages table spread over at least `min_partitions` tasks (0: Spark's
-    default parallelism), since a small table read as one file would run on one core."""
+    """(pages DataFrame, page count): the pages table spread over the cores (`min_partitions` of them, 0: Spark's
+    default parallelism) when the partitions Spark read it into would leave a core idle (`spread_partitions`):
+    a small table read as one file would run on one core, a few large page files among small ones on one core
+    while the others wait."""
+    from pyspark.sql import functions as F
+
     from pagesieve.schemas import PAGES, spark_schema
 
     pages = spark.read.schema(spark_schema(PAGES)).parquet(path)
-    n_pages = pages.count()
-    wanted = min_partitions or spark.sparkContext.defaultParallelism
-    if pages.rdd.getNumPartitions() < min(wanted, n_pages):
-        pages = pages.repartition(min(wanted, n_pages))
+    # rows per partition in one pass that reads no column (the files' row counts), in place of count()
+    counted = dict(pages.groupBy(F.spark_partition_id()).count().collect())
+    rows = [counted.get(i, 0) for i in range(pages.rdd.getNumPartitions())]
+    n_pages = sum(rows)
+    tasks = spread_partitions(rows, min_partitions or spark.sparkContext.defaultParallelism)
+    if tasks:
+        pages = pages.repartition(tasks)
     return pages, n_pages
 
 
