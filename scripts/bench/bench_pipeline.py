@@ -25,7 +25,7 @@ and ratios against DataTrove (`--json` for the figures).
 Why pages in and documents out differ between systems (docs/performance.md#the-whole-pipeline-against-datatrove):
 pagesieve keeps every HTML page it reads as a row with a status (ok, empty, error, ...) and exports the ok
 ones; DataTrove's reader skips records it cannot read or decode, and its extractor drops pages whose
-extraction is empty or takes over its 0.1 s timeout; FastWARC reads no ARC files.
+extraction is empty or takes over its 1 s timeout (DataTrove 0.10.1); FastWARC reads no ARC files.
 
 DataTrove is an optional extra: `pip install -e '.[bench]'`.
 """
