@@ -7,7 +7,8 @@ the site's pages, and of those the top N XPaths by number of distinct values.
 
 Span splitting (`page_nodes(..., spans=True)`, models trained with `--spans`): a text node that holds several
 fields (`Publisher: X / Pub. date: Y`, `X · Y · 352 pages`, `0316125581 / 9780316125581`) is also cut at
-separators (`/`, `|`, `·`, `•`, `;`, ` - ` between spaces) into spans, each one more candidate beside the
+separators (`/`, `|`, `·`, `•`, `;`, ` - ` between spaces; not inside the node's first `Label:`, as in
+`EAN / ISBN-13: ...`) into spans, each one more candidate beside the
 whole node: the part's value after its `Label:` when it has one, else the part. A span's preceding text ends
 with the node's text before it (its label), so the label reads as for a node of its own; its XPath is the
 node's with `#j` (the j-th span). A node without a separator stays whole (`Publisher: X` alone is one node, the
@@ -101,7 +102,13 @@ def spans_of(text: str) -> list[tuple[str, str]]:
 
 def _parts(text: str) -> list[tuple[str, str, str]]:
     """`spans_of` with each span's own label ("" when its part has none)."""
-    parts = [p for p in _SEPARATOR.split(text) if p]
+    # A separator before the node's first `Label:` colon is inside that label (`EAN / ISBN-13: ...`,
+    # `ISBN-10 | 13: ...`, common on book sites), not a field boundary: split only what follows the label.
+    head = _LABEL_VALUE.match(text)
+    prefix = text[: head.start(2)] if head else ""
+    parts = [p for p in _SEPARATOR.split(text[len(prefix):]) if p]
+    if parts:
+        parts[0] = prefix + parts[0]
     if not 2 <= len(parts) <= MAX_SPANS or max(map(len, parts)) > MAX_SPAN_CHARS:
         return []
     out, before = [], []

@@ -60,3 +60,24 @@ def test_training_ignores_the_whole_of_a_node_whose_span_is_a_value():
     assert [(n.text, int(y)) for n, y in zip(nodes, labels, strict=True)] == [
         ("Publisher: Knopf / Pub. date: June 2010", IGNORE), ("Knopf", 0), ("June 2010", 1), ("Knopf", 0),
         ("A / B", 2), ("A", 2), ("B", 2)]
+
+
+def test_a_separator_inside_a_label_is_part_of_the_label_not_a_field_boundary():
+    # Real book sites label the ISBN `EAN / ISBN-13` or `ISBN-10 / 13`: the separator before the node's first
+    # `Label:` colon is inside the label. Unspaced (`EAN/ISBN-13`) it was never a separator.
+    for text in ("EAN/ISBN-13: 9781234567897", "EAN / ISBN-13: 9781234567897", "ISBN-10 | ISBN-13: 9781234567897"):
+        assert spans_of(text) == [], text                  # one labelled field: the node stays whole
+    for label in ("ISBN-10/13", "ISBN-10 / 13", "ISBN-10 / ISBN-13"):
+        assert spans_of(f"{label}: 0123456789 / 9780123456786") == [
+            (label, "0123456789"), (f"{label}: 0123456789", "9780123456786")], label
+    # fields after the first keep their own labels
+    assert spans_of("EAN / ISBN-13: 9780123456786 | Pub. date: June 2010") == [
+        ("EAN / ISBN-13", "9780123456786"), ("EAN / ISBN-13: 9780123456786 Pub. date", "June 2010")]
+
+
+def test_page_nodes_give_a_slashed_label_whole_as_the_spans_label_and_preceding_text():
+    html = b"<html><body><p>ISBN-10 / ISBN-13: 0123456789 / 9780123456786</p></body></html>"
+    whole, ten, thirteen = page_nodes(parse_page(html).root, spans=True)
+    assert (whole.label, ten.text, ten.label, thirteen.text) == (
+        "ISBN-10 / ISBN-13", "0123456789", "ISBN-10 / ISBN-13", "9780123456786")
+    assert ten.preceding == "ISBN-10 / ISBN-13" and thirteen.preceding.startswith("ISBN-10 / ISBN-13:")
