@@ -13,6 +13,11 @@ out-of-fold scores grow with the training pages (docs/experiments.md#2026-11-24-
 pool, written to the `.json`), as the recipe's experiments did. Blocks are labelled from the gold text by
 Web2Text's `label_blocks` (section 4.1: content iff >= 2/3 of its text aligns).
 
+`--inputs blend` trains the `blend` method's model (models/blocknet/weights/blocknet-blend): the same network
+and recipe, whose inputs also hold the peers' votes per block (models/blocknet/peers.py), on the eight pools
+(the six and the two of 2025-26, wcxb and trafilatura-eval); the peers run on every training page first, in
+`--jobs` processes (about 0.3 s a page each).
+
 Training: pages in random order, 8 per mini-batch, each cut to a random window of at most 512 blocks; binary
 cross-entropy per block, CleanEval's blocks weighted 0.3 (its 2007 gold keeps comments and link lists that the
 modern pools' golds drop, and it has as many pages as the other five together); Adam (lr 1e-3, weight decay
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import multiprocessing
 import sys
 import time
 from dataclasses import dataclass
@@ -42,7 +48,8 @@ from pagesieve.eval.metrics import bag_of_words_prf
 from pagesieve.models.blocknet import BlockNetModel, BlockNetSettings, page_inputs
 from pagesieve.models.blocknet.features import STOPWORD_LISTS
 from pagesieve.models.blocknet.method import content_blocks
-from pagesieve.models.blocknet.model import PACKAGED_MODELS
+from pagesieve.models.blocknet.model import INPUT_SETS, PACKAGED_MODELS
+from pagesieve.models.blocknet.peers import PeerVotes, peer_columns
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 from pagesieve.models.page import PageError, parse_page
 from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
@@ -53,6 +60,8 @@ log = logging.getLogger("train_blocknet")
 DATA = data_root()
 WEIGHTS = Path(__file__).resolve().parents[2] / "models" / "blocknet" / "weights"
 POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017")
+ALL_POOLS = POOLS + ("wcxb", "trafilatura-eval")
+_peer_votes: PeerVotes | None = None        # one per process of the peers' pool
 
 
 @dataclass
@@ -61,22 +70,38 @@ class PageData(TrainingPage):
     blocks: Blocks | None = None    # kept for validation pages, to score their text
 
 
+def _peer_outputs(page: tuple[str, str | None, str]) -> list[str] | None:
+    global _peer_votes
+    if _peer_votes is None:
+        _peer_votes = PeerVotes()
+    try:
+        return _peer_votes.outputs(parse_page(page[0], url=page[1], page_id=page[2]))
+    except PageError:
+        return None
+
+
 def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool,
-         stopwords: str = "english") -> list[PageData]:
+         stopwords: str = "english", inputs_kind: str = "blocknet", jobs: int = 1) -> list[PageData]:
     """The pages of `part` of each pool with their inputs and labels: from the gold text (Web2Text's alignment)
     or, in a pool with snippet gold only (trafilatura-eval), from its passages (the blocks they quote; the
-    others weigh 0). Pages with an empty gold (WCXB's JavaScript shells) are left out."""
+    others weigh 0). Pages with an empty gold (WCXB's JavaScript shells) are left out. With `inputs_kind`
+    "blend" the inputs also hold the peers' votes, the peers run in `jobs` processes."""
     pages = []
     for pool in pools:
         n = 0
-        for gold in iter_gold_pages(data / pool, part):
-            if gold.gold is not None and not gold.gold.strip():
-                continue
+        golds = [g for g in iter_gold_pages(data / pool, part) if g.gold is None or g.gold.strip()]
+        votes: list[list[str] | None] = [None] * len(golds)
+        if inputs_kind == "blend":
+            with multiprocessing.get_context("spawn").Pool(jobs) as mp:
+                votes = mp.map(_peer_outputs, [(g.html, g.url, g.page_id) for g in golds], chunksize=8)
+        for gold, outputs in zip(golds, votes, strict=True):
             try:
                 blocks, inputs = page_inputs(parse_page(gold.html, url=gold.url, page_id=gold.page_id),
                                              stopwords=stopwords)
             except PageError:
                 continue
+            if inputs_kind == "blend":
+                inputs = np.hstack([inputs, peer_columns(blocks.text, outputs or ["", "", ""])])
             weights = None
             if gold.gold is not None:
                 labels = np.asarray(label_blocks(blocks.text, gold.gold), dtype=np.float32)
@@ -111,9 +136,14 @@ def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, floa
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA, help="folder holding the six pools")
-    ap.add_argument("--out", type=Path, default=WEIGHTS / PACKAGED_MODELS["default"], help="file stem to write")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="file stem to write (default: the packaged model of --inputs, under models/blocknet/weights)")
+    ap.add_argument("--inputs", choices=tuple(INPUT_SETS), default="blocknet",
+                    help="blocknet (the default model) or blend (also the peers' votes; trains on all eight pools)")
+    ap.add_argument("--jobs", type=int, default=2, help="processes that run the peers for --inputs blend")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--limit-pools", default=None, help="comma-separated pools (smoke tests); default all six")
+    ap.add_argument("--limit-pools", default=None,
+                    help="comma-separated pools (smoke tests); default the six (blend: all eight)")
     ap.add_argument("--cleaneval-weight", type=float, default=Recipe().pool_weights["cleaneval"],
                     help="weight of CleanEval's blocks in the loss (experiments; the shipped model uses the default)")
     ap.add_argument("--parts", default="fit,validation",
@@ -128,16 +158,18 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--parts takes fit and/or validation (the test parts never train), not {args.parts!r}")
     deterministic_torch(args.native_kernels)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
+    default_pools = POOLS if args.inputs == "blocknet" else ALL_POOLS
+    pools = tuple(args.limit_pools.split(",")) if args.limit_pools else default_pools
+    out = args.out or WEIGHTS / PACKAGED_MODELS["default" if args.inputs == "blocknet" else "blend"]
     recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight})
-    training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False, stopwords=args.stopwords)
+    kw = {"stopwords": args.stopwords, "inputs_kind": args.inputs, "jobs": args.jobs}
+    training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False, **kw)
                 if len(p.labels) and (p.weights is None or p.weights.any())]
-    validation = [] if "validation" in parts else load(args.data, pools, "validation", keep_blocks=True,
-                                                       stopwords=args.stopwords)
+    validation = [] if "validation" in parts else load(args.data, pools, "validation", keep_blocks=True, **kw)
     start = time.perf_counter()
     model, history = train(training, recipe, args.seed,
                            after_epoch=(lambda m: validation_f1(m, validation)) if validation else None,
-                           stopwords=args.stopwords)
+                           stopwords=args.stopwords, inputs=args.inputs)
     summary = {"epochs": recipe.epochs, "train_seconds": round(time.perf_counter() - start, 1),
                "validation_bow_f1": history[-1] if validation else None}
     record = {"summary": summary, "history": {k: [row.get(k) for row in history] for k in history[0]}}
@@ -147,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                   "seed": args.seed,
                   "recipe": recipe.card(),
                   "torch": torch.__version__, "kernels": "native" if args.native_kernels else "pinned", **record}
-    npz, meta = model.save(args.out)
+    npz, meta = model.save(out)
     print(json.dumps({"model": str(npz), "meta": str(meta), **record["summary"]}, indent=1))
     return 0
 
