@@ -1,4 +1,4 @@
-"""Train BlockNet on the six benchmark pools' `fit` and `validation` parts and write it where the package loads it from.
+"""Train BlockNet on the eight benchmark pools' `fit` and `validation` parts; write it where the package loads it from.
 
     .venv/bin/python scripts/train/train_blocknet.py          # models/blocknet/weights/blocknet-default.{npz,json}
 
@@ -11,16 +11,17 @@ after commit e4e8959) and then by 5-fold cross-validation over fit + validation
 out-of-fold scores grow with the training pages (docs/experiments.md#2026-11-24-more-training-pages-fit-and-validation).
 `--parts fit` trains on the fit parts alone and scores the validation parts after each epoch (mean BoW F1 per
 pool, written to the `.json`), as the recipe's experiments did. Blocks are labelled from the gold text by
-Web2Text's `label_blocks` (section 4.1: content iff >= 2/3 of its text aligns).
+Web2Text's `label_blocks` (section 4.1: content iff >= 2/3 of its text aligns), or in trafilatura-eval (snippet
+gold only) from its passages. The eight pools and the page-language stop words were chosen by leaving whole
+benchmarks out (scripts/eval/lobo_blocknet.py; docs/experiments.md#2026-11-27-page-language-stop-words-left-out).
 
-`--inputs blend` trains the `blend` method's model (models/blocknet/weights/blocknet-blend): the same network
-and recipe, whose inputs also hold the peers' votes per block (models/blocknet/peers.py), on the eight pools
-(the six and the two of 2025-26, wcxb and trafilatura-eval); the peers run on every training page first, in
-`--jobs` processes (about 0.3 s a page each).
+`--inputs blend` trains the `blend` method's model (models/blocknet/weights/blocknet-blend): the same network,
+recipe and pools, whose inputs also hold the peers' votes per block (models/blocknet/peers.py); the peers run on
+every training page first, in `--jobs` processes (about 0.3 s a page each).
 
 Training: pages in random order, 8 per mini-batch, each cut to a random window of at most 512 blocks; binary
 cross-entropy per block, CleanEval's blocks weighted 0.3 (its 2007 gold keeps comments and link lists that the
-modern pools' golds drop, and it has as many pages as the other five together); Adam (lr 1e-3, weight decay
+modern pools' golds drop, and it has more pages than any other old pool); Adam (lr 1e-3, weight decay
 1e-5); the shipped weights are an exponential moving average (0.995 per step) of the trained ones, after a
 fixed number of epochs (9, chosen by cross-validation: scripts/eval/cv_blocknet_fallback.py). Seeds fix numpy and
 torch, with one CPU thread, deterministic algorithms and CPU-independent kernels (models/reproducible.py): a
@@ -59,8 +60,9 @@ log = logging.getLogger("train_blocknet")
 
 DATA = data_root()
 WEIGHTS = Path(__file__).resolve().parents[2] / "models" / "blocknet" / "weights"
-POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017")
-ALL_POOLS = POOLS + ("wcxb", "trafilatura-eval")
+# the six pools of 2008-2019 and the two of 2025-26 (modern page types; non-English pages with snippet gold)
+POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017", "wcxb",
+         "trafilatura-eval")
 _peer_votes: PeerVotes | None = None        # one per process of the peers' pool
 
 
@@ -135,22 +137,22 @@ def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, floa
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=DATA, help="folder holding the six pools")
+    ap.add_argument("--data", type=Path, default=DATA, help="folder holding the pools")
     ap.add_argument("--out", type=Path, default=None,
                     help="file stem to write (default: the packaged model of --inputs, under models/blocknet/weights)")
     ap.add_argument("--inputs", choices=tuple(INPUT_SETS), default="blocknet",
-                    help="blocknet (the default model) or blend (also the peers' votes; trains on all eight pools)")
+                    help="blocknet (the default model) or blend (also the peers' votes)")
     ap.add_argument("--jobs", type=int, default=2, help="processes that run the peers for --inputs blend")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--limit-pools", default=None,
-                    help="comma-separated pools (smoke tests); default the six (blend: all eight)")
+                    help="comma-separated pools (smoke tests); default all eight")
     ap.add_argument("--cleaneval-weight", type=float, default=Recipe().pool_weights["cleaneval"],
                     help="weight of CleanEval's blocks in the loss (experiments; the shipped model uses the default)")
     ap.add_argument("--parts", default="fit,validation",
                     help="comma-separated parts that train (default: fit,validation, the shipped model; `fit` alone "
                          "also scores the validation parts after each epoch)")
-    ap.add_argument("--stopwords", choices=STOPWORD_LISTS, default="english",
-                    help="the stop words Web2Text's stop-word inputs count (experiments; the shipped model: english)")
+    ap.add_argument("--stopwords", choices=STOPWORD_LISTS, default="page-language",
+                    help="the stop words Web2Text's stop-word inputs count (the shipped model: the page's language's)")
     add_kernel_option(ap)
     args = ap.parse_args(argv)
     parts = tuple(dict.fromkeys(args.parts.split(",")))     # in the order given, each once
@@ -158,8 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--parts takes fit and/or validation (the test parts never train), not {args.parts!r}")
     deterministic_torch(args.native_kernels)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    default_pools = POOLS if args.inputs == "blocknet" else ALL_POOLS
-    pools = tuple(args.limit_pools.split(",")) if args.limit_pools else default_pools
+    pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
     out = args.out or WEIGHTS / PACKAGED_MODELS["default" if args.inputs == "blocknet" else "blend"]
     recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight})
     kw = {"stopwords": args.stopwords, "inputs_kind": args.inputs, "jobs": args.jobs}

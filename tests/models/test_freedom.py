@@ -188,11 +188,15 @@ def test_voting_moves_a_field_to_the_site_majority_xpath():
 
 @pytest.mark.slow
 def test_the_shipped_book_model_stays_above_its_floor_on_held_out_synthetic_sites(shared_data):
-    """Quality gate for FreeDOM (2026-11-23, both with the relation stage: 0.979, + voting 0.967 on synthetic
-    sites 20-29, which the model never saw); like tests/quality_floors.json, about 0.01 below."""
+    """Quality gate for FreeDOM (the 2026-11-27 model, with the relation stage and value checks: 0.985, + voting
+    0.993 on synthetic sites 20-29; + voting 0.965 on the thesaurus + joined dev sites 300-319, whose labels,
+    publisher names and joined nodes it never saw; docs/methods/freedom.md#results); like
+    tests/quality_floors.json, about 0.01 below."""
     from pagesieve.eval.freedom import score_sites, sites_of
 
     fields = ["author", "isbn_13", "publication_date", "publisher", "title"]
     sites = sites_of("synthetic:20-29", "book", fields, str(shared_data / "swde"), 30, 0)
-    assert score_sites("book", sites, fields, vote=False)["mean"]["f1"] >= 0.97
-    assert score_sites("book", sites, fields, vote=True)["mean"]["f1"] >= 0.955
+    assert score_sites("book", sites, fields, vote=False)["mean"]["f1"] >= 0.975
+    assert score_sites("book", sites, fields, vote=True)["mean"]["f1"] >= 0.98
+    joined = sites_of("heldout+thesaurus+joined:300-319", "book", fields, str(shared_data / "swde"), 30, 0)
+    assert score_sites("book", joined, fields, vote=True)["mean"]["f1"] >= 0.955

@@ -170,3 +170,30 @@ def test_checks_change_no_value_that_passes_them():
             check = CHECKS.get(settings.checks.get(name, ""))
             if check is None or check(value, titles) is not None:
                 assert after[pid].get(name) == value, (pid, name)
+
+
+def test_the_packaged_settings_check_isbn_date_publisher_and_author():
+    """The shipped path (`pagesieve extract --method freedom`, conf/freedom.toml) runs the checks of issue #41
+    item 2, and emits whole nodes (SWDE's gold)."""
+    settings = FreeDOMSettings.load()
+    assert settings.value_checks and not settings.value_spans and dict(settings.checks) == CHECKS
+
+
+@pytest.mark.slow  # the shipped model over generated sites
+@pytest.mark.parametrize("options", [{"heldout": True}, {"heldout": True, "thesaurus": True, "joined": True}])
+def test_the_shipped_model_emits_no_value_that_fails_its_check(options):
+    """With the packaged settings every emitted value passes its field's check (an ISBN-13 with a valid check
+    digit, not an ISBN-10; a date; a publisher or author that is not the title), on held-out generated sites
+    whose look-alike rows (ISBN-10, sizes, page counts) and joined nodes tempt the model."""
+    from pagesieve.eval.book_sites import generate_site
+    from pagesieve.eval.freedom import predict_site
+    from pagesieve.models.freedom.checks import CHECKS as CHECK_FUNCTIONS
+
+    settings = FreeDOMSettings(device="cpu")
+    failed = []
+    for index in (122, 305):
+        for pid, values in predict_site(FreeDOM(settings), generate_site(index, 30, **options)).items():
+            titles = {title_key(values.get("title", ""))}
+            failed += [(index, pid, name, value) for name, value in values.items()
+                       if name in CHECKS and CHECK_FUNCTIONS[CHECKS[name]](value, titles) is None]
+    assert not failed, failed[:5]
