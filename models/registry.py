@@ -45,6 +45,8 @@ METHODS: dict[str, MethodEntry] = {e.name: e for e in (
                 "pagesieve.models.web2text.settings:Web2TextSettings", ("tree", None)),
     MethodEntry("blocknet", "cleaner", "pagesieve.models.blocknet.method:BlockNet",
                 "pagesieve.models.blocknet.settings:BlockNetSettings", ("tree", None)),
+    MethodEntry("blend", "cleaner", "pagesieve.models.blocknet.method:Blend",
+                "pagesieve.models.blocknet.settings:BlendSettings", ("tree", None)),
     MethodEntry("amber", "extractor", "pagesieve.models.amber.method:Amber",
                 "pagesieve.models.amber.method:AmberSettings"),
     MethodEntry("freedom", "extractor", "pagesieve.models.freedom.method:FreeDOM",

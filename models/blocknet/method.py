@@ -13,9 +13,10 @@ from ..web2text import Blocks, blocks_result, length_groups, pick_device
 from ..web2text.method import PageBlocks, page_blocks_within
 from .features import block_inputs
 from .model import BlockNetModel
-from .settings import BlockNetSettings
+from .peers import PeerVotes, peer_columns
+from .settings import BlendSettings, BlockNetSettings
 
-__all__ = ["BlockNet", "content_blocks"]
+__all__ = ["BlockNet", "Blend", "content_blocks"]
 
 
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
@@ -49,6 +50,7 @@ class BlockNet(Cleaner):
         if self.device.type == "cpu":
             torch.set_num_threads(self.settings.threads)  # per process; Spark runs one worker per core
         self.model = BlockNetModel.load(self.settings.model).to(self.device)
+        self.peers = PeerVotes() if self.model.inputs == "blend" else None
 
     def predict_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Content logits per block from raw inputs; on CUDA pages are padded in groups of similar length (on the
@@ -73,7 +75,10 @@ class BlockNet(Cleaner):
         blocks = page_blocks_within(page, self.settings.max_blocks, "blocknet.max_blocks", context=True)
         if isinstance(blocks, CleanResult):
             return blocks
-        return PageBlocks(page, blocks, (block_inputs(blocks, self.model.stopwords),))
+        inputs = block_inputs(blocks, self.model.stopwords)
+        if self.peers is not None and len(blocks):
+            inputs = np.hstack([inputs, peer_columns(blocks.text, self.peers.outputs(page))])
+        return PageBlocks(page, blocks, (inputs,))
 
     def batch_weight(self, inputs: PageBlocks | CleanResult) -> float:
         return 0.0 if isinstance(inputs, CleanResult) else float(len(inputs.blocks))
@@ -86,3 +91,17 @@ class BlockNet(Cleaner):
                 blocks_result(x.page, x.blocks, self.content(x.blocks, logits[i]) if i in logits
                               else np.zeros(0, dtype=bool))
                 for i, x in enumerate(inputs)]
+
+
+class Blend(BlockNet):
+    """Quality first: BlockNet whose model also reads, per block, whether trafilatura, readability and resiliparse
+    keep it (`peers.PEER_INPUT_NAMES`); about 4x BlockNet's time per page, since it runs the three peers."""
+
+    name = "blend"
+    settings_class = BlendSettings
+
+    def __init__(self, settings: BlendSettings | None = None) -> None:
+        super().__init__(settings or BlendSettings.load())
+        if self.peers is None:
+            raise ValueError(f"blend.model {self.settings.model!r} does not read the peers' votes: train one with "
+                             "scripts/train/train_blocknet.py --inputs blend")

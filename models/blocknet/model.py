@@ -19,9 +19,13 @@ from ..page.weights import read_model_files, write_model_files
 from ..web2text import pad_sequences
 from .features import INPUT_NAMES
 from .net import BlockCNN
+from .peers import PEER_INPUT_NAMES
 from .settings import PACKAGED_MODELS
 
-__all__ = ["PACKAGED_MODELS", "BlockNetModel"]
+__all__ = ["PACKAGED_MODELS", "BlockNetModel", "INPUT_SETS"]
+
+# The input columns a model may read: BlockNet's own, or those plus the peers' votes (the `blend` method)
+INPUT_SETS: dict[str, list[str]] = {"blocknet": INPUT_NAMES, "blend": INPUT_NAMES + PEER_INPUT_NAMES}
 
 
 class BlockNetModel:
@@ -32,7 +36,7 @@ class BlockNetModel:
     to +12."""
 
     def __init__(self, net: BlockCNN, mean: np.ndarray, std: np.ndarray, meta: dict[str, Any] | None = None,
-                 clip: float | None = None, stopwords: str = "english") -> None:
+                 clip: float | None = None, stopwords: str = "english", inputs: str = "blocknet") -> None:
         self.net = net.eval()
         self.mean = np.asarray(mean, dtype=np.float32)
         self.std = np.asarray(std, dtype=np.float32)
@@ -40,6 +44,7 @@ class BlockNetModel:
         self.clip = None if clip is None else float(clip)
         self.meta = dict(meta or {})
         self.stopwords = stopwords      # STOPWORD_LISTS: what the stop-word inputs count (cards before it: english)
+        self.inputs = inputs            # a key of INPUT_SETS: "blend" also reads the peers' votes
         self.device = torch.device("cpu")
 
     def to(self, device: torch.device | str) -> BlockNetModel:
@@ -83,19 +88,20 @@ class BlockNetModel:
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write `<stem>.npz` and `<stem>.json`; returns both paths."""
         card = self.meta | {"width": self.net.width, "input_clip": self.clip, "stopwords": self.stopwords,
-                            "inputs": INPUT_NAMES}
+                            "inputs": INPUT_SETS[self.inputs]}
         return write_model_files(stem, self.arrays(), card)
 
     @classmethod
     def from_bytes(cls, npz: bytes, meta: dict[str, Any]) -> BlockNetModel:
         """Build from the two files' contents; fails if the model expects other inputs than this code makes, or
         its parameters do not fit this code's network (a model saved before the page summary)."""
-        if meta.get("inputs") != INPUT_NAMES:
+        inputs = next((k for k, names in INPUT_SETS.items() if meta.get("inputs") == names), None)
+        if inputs is None:
             raise ValueError("model was trained on other inputs than this version computes; "
                              "retrain it with scripts/train/train_blocknet.py")
         with np.load(io.BytesIO(npz), allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
-        net = BlockCNN(len(INPUT_NAMES), width=int(meta["width"]))
+        net = BlockCNN(len(INPUT_SETS[inputs]), width=int(meta["width"]))
         state = {k[4:]: v for k, v in arrays.items() if k.startswith("net/")}
         unfit = [k for k, p in net.state_dict().items() if k not in state or state[k].shape != tuple(p.shape)]
         if unfit:
@@ -104,7 +110,7 @@ class BlockNetModel:
         net.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
         card = {k: v for k, v in meta.items() if k not in ("inputs", "width", "input_clip", "stopwords")}
         return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=card, clip=meta.get("input_clip"),
-                   stopwords=meta.get("stopwords", "english"))
+                   stopwords=meta.get("stopwords", "english"), inputs=inputs)
 
     @classmethod
     def load(cls, model: str | Path) -> BlockNetModel:

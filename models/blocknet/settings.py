@@ -8,11 +8,11 @@ from pagesieve.settings import Settings, check_at_least, check_device, check_thr
 
 from ..page.weights import model_check
 
-__all__ = ["PACKAGED_MODELS", "BlockNetSettings"]
+__all__ = ["PACKAGED_MODELS", "BlendSettings", "BlockNetSettings"]
 
 # name -> file stem under weights/ (scripts/train/train_blocknet.py writes them); here, not in model.py, so that
 # checking the `model` setting imports no torch
-PACKAGED_MODELS = {"default": "blocknet-default"}
+PACKAGED_MODELS = {"default": "blocknet-default", "blend": "blocknet-blend"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,3 +33,12 @@ class BlockNetSettings(Settings):
     def __post_init__(self) -> None:
         check_at_least(0, min_words=self.min_words, fallback_margin=self.fallback_margin)
         check_at_least(1, threads=self.threads, max_blocks=self.max_blocks, max_batch_blocks=self.max_batch_blocks)
+
+
+@dataclass(frozen=True, slots=True)
+class BlendSettings(BlockNetSettings):
+    """The `blend` method's: BlockNet's fields, read from conf/blend.toml, with the model that reads the peers."""
+
+    conf_name = "blend"
+
+    model: str = "blend"

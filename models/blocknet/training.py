@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .model import BlockNetModel
+from .model import INPUT_SETS, BlockNetModel
 from .net import BlockCNN
 
 __all__ = ["Recipe", "TrainingPage", "train"]
@@ -80,15 +80,19 @@ def _batches(pages: list[TrainingPage], model: BlockNetModel, recipe: Recipe,
 
 def train(pages: list[TrainingPage], recipe: Recipe, seed: int,
           after_epoch: Callable[[BlockNetModel], dict] | None = None,
-          stopwords: str = "english") -> tuple[BlockNetModel, list[dict]]:
+          stopwords: str = "english", inputs: str = "blocknet") -> tuple[BlockNetModel, list[dict]]:
     """Train on `pages` by `recipe`; returns the averaged model and one row per epoch (its loss, and what
     `after_epoch`, given the averaged model of that epoch, returns: validation scores). `stopwords`: the list
-    the pages' stop-word inputs were counted with (STOPWORD_LISTS), recorded in the model's card."""
+    the pages' stop-word inputs were counted with (STOPWORD_LISTS), recorded in the model's card; `inputs`: which
+    of INPUT_SETS the pages' inputs are (the blend model's also hold the peers' votes)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     stacked = np.concatenate([p.inputs for p in pages])
+    if stacked.shape[1] != len(INPUT_SETS[inputs]):
+        raise ValueError(f"pages have {stacked.shape[1]} input columns; {inputs!r} models read "
+                         f"{len(INPUT_SETS[inputs])}")
     model = BlockNetModel(BlockCNN(stacked.shape[1], recipe.width, recipe.dropout), stacked.mean(0),
-                          stacked.std(0) + 1e-6, clip=recipe.input_clip, stopwords=stopwords)
+                          stacked.std(0) + 1e-6, clip=recipe.input_clip, stopwords=stopwords, inputs=inputs)
     del stacked
     net = model.net
     average = torch.optim.swa_utils.AveragedModel(

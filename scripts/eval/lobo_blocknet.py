@@ -185,22 +185,16 @@ class CachedPool:
 
 
 def _peer_columns(cache: Path, name: str, rows: list[dict]) -> np.ndarray:
-    """Per block, for each peer: in its output (1/0) and the output's share of the page's text; cached on disk."""
+    """The blend model's peer votes (models/blocknet/peers.peer_columns) of every block, from the cached peers'
+    outputs; cached on disk."""
+    from pagesieve.models.blocknet.peers import PEERS as VOTERS
+    from pagesieve.models.blocknet.peers import peer_columns
+
     path = cache / f"{name}.peerin.npy"
     if path.exists():
         return np.load(path)
     peers = _peer_texts(cache, name)
-    out = []
-    for row in rows:
-        texts = [fold_space(t) for t in row["texts"]]
-        total = max(sum(map(len, texts)), 1)
-        cols = []
-        for peer in PEERS:
-            text = fold_space(peers[row["id"]][peer])
-            cols.append(np.fromiter((bool(t) and t in text for t in texts), np.float32, len(texts)))
-            cols.append(np.full(len(texts), min(len(text) / total, 5.0), np.float32))
-        out.append(np.stack(cols, axis=1))
-    columns = np.concatenate(out)
+    columns = np.concatenate([peer_columns(row["texts"], [peers[row["id"]][p] for p in VOTERS]) for row in rows])
     tmp = path.with_suffix(f".{multiprocessing.current_process().pid}.npy")
     np.save(tmp, columns)
     tmp.replace(path)                      # two fold workers may build it at once: the last rename wins, same bytes

@@ -15,6 +15,10 @@ Web2Text's `label_blocks` (section 4.1: content iff >= 2/3 of its text aligns), 
 gold only) from its passages. The eight pools and the page-language stop words were chosen by leaving whole
 benchmarks out (scripts/eval/lobo_blocknet.py; docs/experiments.md#2026-11-27-page-language-stop-words-left-out).
 
+`--inputs blend` trains the `blend` method's model (models/blocknet/weights/blocknet-blend): the same network,
+recipe and pools, whose inputs also hold the peers' votes per block (models/blocknet/peers.py); the peers run on
+every training page first, in `--jobs` processes (about 0.3 s a page each).
+
 Training: pages in random order, 8 per mini-batch, each cut to a random window of at most 512 blocks; binary
 cross-entropy per block, CleanEval's blocks weighted 0.3 (its 2007 gold keeps comments and link lists that the
 modern pools' golds drop, and it has more pages than any other old pool); Adam (lr 1e-3, weight decay
@@ -30,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import multiprocessing
 import sys
 import time
 from dataclasses import dataclass
@@ -44,7 +49,8 @@ from pagesieve.eval.metrics import bag_of_words_prf
 from pagesieve.models.blocknet import BlockNetModel, BlockNetSettings, page_inputs
 from pagesieve.models.blocknet.features import STOPWORD_LISTS
 from pagesieve.models.blocknet.method import content_blocks
-from pagesieve.models.blocknet.model import PACKAGED_MODELS
+from pagesieve.models.blocknet.model import INPUT_SETS, PACKAGED_MODELS
+from pagesieve.models.blocknet.peers import PeerVotes, peer_columns
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 from pagesieve.models.page import PageError, parse_page
 from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
@@ -57,6 +63,7 @@ WEIGHTS = Path(__file__).resolve().parents[2] / "models" / "blocknet" / "weights
 # the six pools of 2008-2019 and the two of 2025-26 (modern page types; non-English pages with snippet gold)
 POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017", "wcxb",
          "trafilatura-eval")
+_peer_votes: PeerVotes | None = None        # one per process of the peers' pool
 
 
 @dataclass
@@ -65,22 +72,38 @@ class PageData(TrainingPage):
     blocks: Blocks | None = None    # kept for validation pages, to score their text
 
 
+def _peer_outputs(page: tuple[str, str | None, str]) -> list[str] | None:
+    global _peer_votes
+    if _peer_votes is None:
+        _peer_votes = PeerVotes()
+    try:
+        return _peer_votes.outputs(parse_page(page[0], url=page[1], page_id=page[2]))
+    except PageError:
+        return None
+
+
 def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool,
-         stopwords: str = "english") -> list[PageData]:
+         stopwords: str = "english", inputs_kind: str = "blocknet", jobs: int = 1) -> list[PageData]:
     """The pages of `part` of each pool with their inputs and labels: from the gold text (Web2Text's alignment)
     or, in a pool with snippet gold only (trafilatura-eval), from its passages (the blocks they quote; the
-    others weigh 0). Pages with an empty gold (WCXB's JavaScript shells) are left out."""
+    others weigh 0). Pages with an empty gold (WCXB's JavaScript shells) are left out. With `inputs_kind`
+    "blend" the inputs also hold the peers' votes, the peers run in `jobs` processes."""
     pages = []
     for pool in pools:
         n = 0
-        for gold in iter_gold_pages(data / pool, part):
-            if gold.gold is not None and not gold.gold.strip():
-                continue
+        golds = [g for g in iter_gold_pages(data / pool, part) if g.gold is None or g.gold.strip()]
+        votes: list[list[str] | None] = [None] * len(golds)
+        if inputs_kind == "blend":
+            with multiprocessing.get_context("spawn").Pool(jobs) as mp:
+                votes = mp.map(_peer_outputs, [(g.html, g.url, g.page_id) for g in golds], chunksize=8)
+        for gold, outputs in zip(golds, votes, strict=True):
             try:
                 blocks, inputs = page_inputs(parse_page(gold.html, url=gold.url, page_id=gold.page_id),
                                              stopwords=stopwords)
             except PageError:
                 continue
+            if inputs_kind == "blend":
+                inputs = np.hstack([inputs, peer_columns(blocks.text, outputs or ["", "", ""])])
             weights = None
             if gold.gold is not None:
                 labels = np.asarray(label_blocks(blocks.text, gold.gold), dtype=np.float32)
@@ -115,9 +138,14 @@ def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, floa
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA, help="folder holding the pools")
-    ap.add_argument("--out", type=Path, default=WEIGHTS / PACKAGED_MODELS["default"], help="file stem to write")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="file stem to write (default: the packaged model of --inputs, under models/blocknet/weights)")
+    ap.add_argument("--inputs", choices=tuple(INPUT_SETS), default="blocknet",
+                    help="blocknet (the default model) or blend (also the peers' votes)")
+    ap.add_argument("--jobs", type=int, default=2, help="processes that run the peers for --inputs blend")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--limit-pools", default=None, help="comma-separated pools (smoke tests); default all eight")
+    ap.add_argument("--limit-pools", default=None,
+                    help="comma-separated pools (smoke tests); default all eight")
     ap.add_argument("--cleaneval-weight", type=float, default=Recipe().pool_weights["cleaneval"],
                     help="weight of CleanEval's blocks in the loss (experiments; the shipped model uses the default)")
     ap.add_argument("--parts", default="fit,validation",
@@ -133,15 +161,16 @@ def main(argv: list[str] | None = None) -> int:
     deterministic_torch(args.native_kernels)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
+    out = args.out or WEIGHTS / PACKAGED_MODELS["default" if args.inputs == "blocknet" else "blend"]
     recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight})
-    training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False, stopwords=args.stopwords)
+    kw = {"stopwords": args.stopwords, "inputs_kind": args.inputs, "jobs": args.jobs}
+    training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False, **kw)
                 if len(p.labels) and (p.weights is None or p.weights.any())]
-    validation = [] if "validation" in parts else load(args.data, pools, "validation", keep_blocks=True,
-                                                       stopwords=args.stopwords)
+    validation = [] if "validation" in parts else load(args.data, pools, "validation", keep_blocks=True, **kw)
     start = time.perf_counter()
     model, history = train(training, recipe, args.seed,
                            after_epoch=(lambda m: validation_f1(m, validation)) if validation else None,
-                           stopwords=args.stopwords)
+                           stopwords=args.stopwords, inputs=args.inputs)
     summary = {"epochs": recipe.epochs, "train_seconds": round(time.perf_counter() - start, 1),
                "validation_bow_f1": history[-1] if validation else None}
     record = {"summary": summary, "history": {k: [row.get(k) for row in history] for k in history[0]}}
@@ -151,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                   "seed": args.seed,
                   "recipe": recipe.card(),
                   "torch": torch.__version__, "kernels": "native" if args.native_kernels else "pinned", **record}
-    npz, meta = model.save(args.out)
+    npz, meta = model.save(out)
     print(json.dumps({"model": str(npz), "meta": str(meta), **record["summary"]}, indent=1))
     return 0
 

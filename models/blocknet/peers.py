@@ -1,0 +1,58 @@
+"""The peers' votes as BlockNet inputs, for the quality-first `blend` method.
+
+For each of trafilatura, readability and resiliparse: whether a block's text (white space folded) is part of
+that peer's main text (1/0), and the share of the page's block text the peer's output holds (capped at 5). The
+network learns per block, from the page around it, when to trust which peer: resiliparse keeps forum posts and
+service sections, readability keeps news articles whole, trafilatura is the best single peer on modern pages.
+The three peers cost about 3x BlockNet's time per page (trafilatura and readability parse the page again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..page import ParsedPage
+from ..page.guard import PageTimeout
+from ..page.words import fold_space
+
+__all__ = ["PEERS", "PEER_INPUT_NAMES", "PeerVotes", "peer_columns"]
+
+PEERS = ("trafilatura", "readability", "resiliparse")
+PEER_INPUT_NAMES: list[str] = [f"p{2 * i + k + 1}.{what}_{peer}" for i, peer in enumerate(PEERS)
+                               for k, what in enumerate(("in", "share"))]
+_MAX_SHARE = 5.0
+
+
+def peer_columns(texts: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
+    """(n blocks, 6) float32 from the blocks' texts and each peer's output text (in PEERS order; "" when a peer
+    failed or found nothing)."""
+    folded = [fold_space(t) for t in texts]
+    total = max(sum(map(len, folded)), 1)
+    out = np.zeros((len(folded), len(PEER_INPUT_NAMES)), dtype=np.float32)
+    for i, output in enumerate(outputs):
+        text = fold_space(output)
+        out[:, 2 * i] = np.fromiter((bool(t) and t in text for t in folded), dtype=np.float32, count=len(folded))
+        out[:, 2 * i + 1] = min(len(text) / total, _MAX_SHARE)
+    return out
+
+
+class PeerVotes:
+    """The three peers, built once per worker; `outputs(page)` runs them on one page."""
+
+    def __init__(self) -> None:
+        from ..registry import build_method  # the registry imports the method classes lazily
+
+        self.methods = [build_method(name) for name in PEERS]
+
+    def outputs(self, page: ParsedPage) -> list[str]:
+        texts = []
+        for method in self.methods:
+            try:
+                texts.append(method.process(page).text or "")
+            except PageTimeout:
+                raise                       # the page's time is up: the runner makes it a status row
+            except Exception:  # noqa: BLE001 - a peer that fails on a page votes for no block
+                texts.append("")
+        return texts
