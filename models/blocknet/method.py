@@ -72,7 +72,7 @@ class BlockNet(Cleaner):
 
     def batch_inputs(self, page: ParsedPage) -> PageBlocks | CleanResult:
         """Blocks and raw inputs of one page, or its `too_large` result."""
-        blocks = page_blocks_within(page, self.settings.max_blocks, "blocknet.max_blocks", context=True)
+        blocks = page_blocks_within(page, self.settings.max_blocks, f"{self.name}.max_blocks", context=True)
         if isinstance(blocks, CleanResult):
             return blocks
         inputs = block_inputs(blocks, self.model.stopwords)
@@ -95,7 +95,7 @@ class BlockNet(Cleaner):
 
 class Blend(BlockNet):
     """Quality first: BlockNet whose model also reads, per block, whether trafilatura, readability and resiliparse
-    keep it (`peers.PEER_INPUT_NAMES`); about 4x BlockNet's time per page, since it runs the three peers."""
+    keep it (`peers.PEER_INPUT_NAMES`); about 6x BlockNet's time per page (2026-11-27): it runs the three peers."""
 
     name = "blend"
     settings_class = BlendSettings
