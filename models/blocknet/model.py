@@ -36,7 +36,7 @@ class BlockNetModel:
     to +12."""
 
     def __init__(self, net: BlockCNN, mean: np.ndarray, std: np.ndarray, meta: dict[str, Any] | None = None,
-                 clip: float | None = None, stopwords: str = "english", inputs: str = "blocknet") -> None:
+                 clip: float | None = None, stopwords: str = "english", inputs: str | None = "blocknet") -> None:
         self.net = net.eval()
         self.mean = np.asarray(mean, dtype=np.float32)
         self.std = np.asarray(std, dtype=np.float32)
@@ -87,6 +87,8 @@ class BlockNetModel:
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write `<stem>.npz` and `<stem>.json`; returns both paths."""
+        if self.inputs not in INPUT_SETS:
+            raise ValueError("a model trained on an experiment's own input columns cannot be saved")
         card = self.meta | {"width": self.net.width, "input_clip": self.clip, "stopwords": self.stopwords,
                             "inputs": INPUT_SETS[self.inputs]}
         return write_model_files(stem, self.arrays(), card)

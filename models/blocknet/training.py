@@ -80,15 +80,16 @@ def _batches(pages: list[TrainingPage], model: BlockNetModel, recipe: Recipe,
 
 def train(pages: list[TrainingPage], recipe: Recipe, seed: int,
           after_epoch: Callable[[BlockNetModel], dict] | None = None,
-          stopwords: str = "english", inputs: str = "blocknet") -> tuple[BlockNetModel, list[dict]]:
+          stopwords: str = "english", inputs: str | None = "blocknet") -> tuple[BlockNetModel, list[dict]]:
     """Train on `pages` by `recipe`; returns the averaged model and one row per epoch (its loss, and what
     `after_epoch`, given the averaged model of that epoch, returns: validation scores). `stopwords`: the list
     the pages' stop-word inputs were counted with (STOPWORD_LISTS), recorded in the model's card; `inputs`: which
-    of INPUT_SETS the pages' inputs are (the blend model's also hold the peers' votes)."""
+    of INPUT_SETS the pages' inputs are (the blend model's also hold the peers' votes), or None for an experiment's
+    own columns (scripts/eval/lobo_blocknet.py's extras): such a model predicts but cannot be saved."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     stacked = np.concatenate([p.inputs for p in pages])
-    if stacked.shape[1] != len(INPUT_SETS[inputs]):
+    if inputs is not None and stacked.shape[1] != len(INPUT_SETS[inputs]):
         raise ValueError(f"pages have {stacked.shape[1]} input columns; {inputs!r} models read "
                          f"{len(INPUT_SETS[inputs])}")
     model = BlockNetModel(BlockCNN(stacked.shape[1], recipe.width, recipe.dropout), stacked.mean(0),

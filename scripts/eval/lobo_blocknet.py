@@ -242,7 +242,7 @@ def _fold_job(args: tuple) -> dict:
             x, y, w = pool.page(i)
             if w.sum() > 0:
                 pages.append(TrainingPage(name, pool.rows[i]["id"], x, y, w))
-    model, _ = train(pages, recipe, seed)
+    model, _ = train(pages, recipe, seed, inputs=None)      # the extras are this script's own columns
     pool = CachedPool(cache, left_out, extras)
     settings = BlockNetSettings()
     out = []

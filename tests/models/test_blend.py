@@ -75,3 +75,10 @@ def test_blend_runs_the_peers_and_its_model_on_a_page(tmp_path, shared_data):
     inputs = method.batch_inputs(page).inputs[0]
     assert inputs.shape[1] == len(INPUT_SETS["blend"]) and inputs[:, -6::2].any()   # some block has a vote
     assert method.process(page).status in ("ok", "empty")
+
+
+def test_an_experiments_own_columns_train_but_do_not_save(tmp_path):
+    model, _ = train(_pages(len(INPUT_SETS["blocknet"]) + 2), Recipe(epochs=1), seed=0, inputs=None)
+    assert len(model.logits([_pages(len(INPUT_SETS["blocknet"]) + 2, 1)[0].inputs])[0]) == 40
+    with pytest.raises(ValueError, match="cannot be saved"):
+        model.save(tmp_path / "m")
