@@ -4,11 +4,13 @@
 
 The rule decides what a page gets when the blocks above the threshold hold too few words. It was first chosen
 on the pools' `validation` parts, where Google Trends has 4 pages and moved the choice alone. Here every page
-of the `fit` and `validation` parts of the six pools (1,327 pages, 26 of Google Trends) gets a logit from a
-model that did not train on it: 5 folds (by a hash of pool and page id), each model trained by
+of the `fit` and `validation` parts of the shipped model's pools (train_blocknet's POOLS and stop words; six
+pools and 1,327 pages when the docs' figures were made, eight since 2026-11-27) gets a logit from a model that
+did not train on it: 5 folds (by a hash of pool and page id), each model trained by
 scripts/train/train_blocknet.py's recipe on the other four. Each rule is then applied by BlockNet's own
 `content_blocks` to these out-of-fold logits and scored by mean BoW F1 per pool (train_blocknet's `pool_f1`);
-the macro mean over the pools picks the rule.
+the macro mean over the pools with gold text picks the rule (trafilatura-eval, snippet gold only, trains but is
+not scored here).
 The `test` parts are never read. Like the training script, it pins torch's CPU kernels (models/reproducible.py),
 so its figures are the same on any x86-64 machine; `--native-kernels` runs ~2.5x faster, figures per machine.
 """
@@ -69,11 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     logits = out_of_fold_logits(pages, args.seed)
     rules = [(0, 0.0)] + [(w, m) for w in MIN_WORDS[1:] for m in MARGINS]
     print(f"{len(pages)} pages, out-of-fold logits ({FOLDS} folds); mean BoW F1, rule = min_words / margin")
-    print(f"{'rule':<12} {'macro':>6} " + " ".join(f"{pool[:11]:>11}" for pool in POOLS))
+    scored = list(dict.fromkeys(p.pool for p in pages if p.gold is not None))     # pool_f1's pools, in order
+    print(f"{'rule':<12} {'macro':>6} " + " ".join(f"{pool[:11]:>11}" for pool in scored))
     for min_words, margin in rules:
         row = scores(pages, logits, BlockNetSettings(min_words=min_words, fallback_margin=margin))
         name = "off" if min_words == 0 else f"{min_words} / {margin:g}"
-        print(f"{name:<12} {row['macro']:>6.4f} " + " ".join(f"{row[pool]:>11.3f}" for pool in POOLS), flush=True)
+        print(f"{name:<12} {row['macro']:>6.4f} " + " ".join(f"{row[pool]:>11.3f}" for pool in scored), flush=True)
     return 0
 
 

@@ -63,6 +63,7 @@ WEIGHTS = Path(__file__).resolve().parents[2] / "models" / "blocknet" / "weights
 # the six pools of 2008-2019 and the two of 2025-26 (modern page types; non-English pages with snippet gold)
 POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017", "wcxb",
          "trafilatura-eval")
+STOPWORDS = "page-language"        # the shipped models' stop-word inputs (STOPWORD_LISTS), chosen left-out
 _peer_votes: PeerVotes | None = None        # one per process of the peers' pool
 
 
@@ -83,7 +84,7 @@ def _peer_outputs(page: tuple[str, str | None, str]) -> list[str] | None:
 
 
 def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool,
-         stopwords: str = "english", inputs_kind: str = "blocknet", jobs: int = 1) -> list[PageData]:
+         stopwords: str = STOPWORDS, inputs_kind: str = "blocknet", jobs: int = 1) -> list[PageData]:
     """The pages of `part` of each pool with their inputs and labels: from the gold text (Web2Text's alignment)
     or, in a pool with snippet gold only (trafilatura-eval), from its passages (the blocks they quote; the
     others weigh 0). Pages with an empty gold (WCXB's JavaScript shells) are left out. With `inputs_kind`
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", default="fit,validation",
                     help="comma-separated parts that train (default: fit,validation, the shipped model; `fit` alone "
                          "also scores the validation parts after each epoch)")
-    ap.add_argument("--stopwords", choices=STOPWORD_LISTS, default="page-language",
+    ap.add_argument("--stopwords", choices=STOPWORD_LISTS, default=STOPWORDS,
                     help="the stop words Web2Text's stop-word inputs count (the shipped model: the page's language's)")
     add_kernel_option(ap)
     args = ap.parse_args(argv)
