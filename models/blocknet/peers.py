@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..page import ParsedPage
+from ..page import ParsedPage, failure_of
 from ..page.guard import PageTimeout
 from ..page.words import fold_space
 
@@ -54,6 +54,7 @@ class PeerVotes:
                 texts.append(method.process(page).text or "")
             except PageTimeout:
                 raise                       # the page's time is up: the runner makes it a status row
-            except Exception:  # noqa: BLE001 - a peer that fails on a page votes for no block
+            except Exception as exc:  # noqa: BLE001 - a peer that fails on a page votes for no block
+                failure_of(exc)     # logged once per kind per worker, as the runner does for a method's failures
                 texts.append("")
         return texts
