@@ -44,7 +44,7 @@ class BlockNetModel:
         self.clip = None if clip is None else float(clip)
         self.meta = dict(meta or {})
         self.stopwords = stopwords      # STOPWORD_LISTS: what the stop-word inputs count (cards before it: english)
-        self.inputs = inputs            # a key of INPUT_SETS: "blend" also reads the peers' votes
+        self.inputs = inputs            # a key of INPUT_SETS ("blend" also reads the peers' votes), None: unsaveable
         self.device = torch.device("cpu")
 
     def to(self, device: torch.device | str) -> BlockNetModel:

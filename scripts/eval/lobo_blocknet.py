@@ -39,6 +39,7 @@ from pagesieve.data import data_root
 from pagesieve.eval.datasets import iter_gold_pages
 from pagesieve.eval.metrics import bag_of_words_prf, snippet_counts, snippet_scores
 from pagesieve.eval.significance import paired_bootstrap, paired_bootstrap_counts
+from pagesieve.models.blocknet.peers import PEERS as BLEND_PEERS
 from pagesieve.models.page.words import fold_space
 
 log = logging.getLogger("lobo")
@@ -47,7 +48,7 @@ POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "googl
          "trafilatura-eval")
 OLD_POOLS = POOLS[:6]
 PARTS = ("fit", "validation", "test")
-PEERS = ("trafilatura", "readability", "resiliparse")
+PEERS = BLEND_PEERS          # the peers scored beside BlockNet are the ones blend reads
 EXTRAS = ("resiliparse", "stop", "peers")
 
 
@@ -114,27 +115,21 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
 
 
 def _peers_pool(args: tuple[Path, str, Path]) -> str:
+    from pagesieve.models.blocknet.peers import PeerVotes
     from pagesieve.models.page import PageError, parse_page
-    from pagesieve.models.registry import build_method
 
     data, pool, cache = args
-    methods = {name: build_method(name) for name in PEERS}
+    votes = PeerVotes()                    # the blend method's peers, their failures logged once per kind
     start = time.perf_counter()
     with gzip.open(cache / f"{pool}.peers.jsonl.gz", "wt", encoding="utf-8") as fh:
         for part in PARTS:
             for gold in iter_gold_pages(data / pool, part):
-                row: dict = {"id": gold.page_id}
                 try:
-                    page = parse_page(gold.html, url=gold.url, page_id=gold.page_id)
+                    outputs = votes.outputs(parse_page(gold.html, url=gold.url, page_id=gold.page_id))
                 except PageError:
-                    page = None
-                for name, method in methods.items():
-                    try:
-                        row[name] = method.process(page).text or "" if page is not None else ""
-                    except Exception as exc:  # noqa: BLE001 - a peer that fails on a page extracts nothing
-                        log.warning("%s on %s/%s: %s", name, pool, gold.page_id, exc)
-                        row[name] = ""
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    outputs = [""] * len(PEERS)
+                fh.write(json.dumps({"id": gold.page_id, **dict(zip(PEERS, outputs, strict=True))},
+                                    ensure_ascii=False) + "\n")
     return f"{pool}: peers in {time.perf_counter() - start:.0f}s"
 
 
@@ -187,14 +182,13 @@ class CachedPool:
 def _peer_columns(cache: Path, name: str, rows: list[dict]) -> np.ndarray:
     """The blend model's peer votes (models/blocknet/peers.peer_columns) of every block, from the cached peers'
     outputs; cached on disk."""
-    from pagesieve.models.blocknet.peers import PEERS as VOTERS
     from pagesieve.models.blocknet.peers import peer_columns
 
     path = cache / f"{name}.peerin.npy"
     if path.exists():
         return np.load(path)
     peers = _peer_texts(cache, name)
-    columns = np.concatenate([peer_columns(row["texts"], [peers[row["id"]][p] for p in VOTERS]) for row in rows])
+    columns = np.concatenate([peer_columns(row["texts"], [peers[row["id"]][p] for p in PEERS]) for row in rows])
     tmp = path.with_suffix(f".{multiprocessing.current_process().pid}.npy")
     np.save(tmp, columns)
     tmp.replace(path)                      # two fold workers may build it at once: the last rename wins, same bytes
