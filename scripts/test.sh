@@ -5,7 +5,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
 .venv/bin/ruff check . || exit 1
-.venv/bin/python -m pytest "$@"
+# One pytest worker per core, at most 4 (each may start its own Spark session: ~1.5 GB); a test file is one unit
+# of work (tests/conftest.py). PAGESIEVE_TEST_WORKERS=0 runs everything in one process.
+workers=${PAGESIEVE_TEST_WORKERS:-$(n=$(nproc); echo $(( n < 4 ? n : 4 )))}
+if [ "$workers" -gt 1 ]; then
+  .venv/bin/python -m pytest -n "$workers" --dist loadgroup "$@"
+else
+  .venv/bin/python -m pytest "$@"
+fi
 rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "test: pytest collected no tests: that is a failure" >&2

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow  # a standalone cluster
+pytestmark = [pytest.mark.slow,  # a standalone cluster
+              pytest.mark.xdist_group("dist-zip")]  # builds dist/pagesieve.zip (tests/conftest.py)
 
 
 def test_killing_a_worker_mid_job_loses_and_duplicates_nothing():
