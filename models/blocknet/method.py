@@ -52,6 +52,12 @@ class BlockNet(Cleaner):
         self.model = BlockNetModel.load(self.settings.model).to(self.device)
         self.peers = PeerVotes() if self.model.inputs == "blend" else None
 
+    def batches(self) -> bool:
+        # On the CPU the model runs each page alone (BlockNetModel.logits): a batch bought no speed there and held
+        # every page's tree, blocks and inputs until the batch's pass, ~500 MB per Spark worker with 256-page Arrow
+        # batches (docs/memory.md). On CUDA one padded pass per batch is the point.
+        return self.device.type != "cpu"
+
     def predict_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Content logits per block from raw inputs; on CUDA pages are padded in groups of similar length (on the
         CPU the model runs each page alone: `BlockNetModel.logits`)."""

@@ -79,6 +79,11 @@ class Method:
     def process(self, page: ParsedPage) -> Result:
         raise NotImplementedError
 
+    def batches(self) -> bool:
+        """Whether the runner gives this instance a batch of pages at once (`batched` or `group_by`), or page by
+        page. A method whose batching pays only on some devices overrides it (BlockNet: only on CUDA)."""
+        return self.batched or self.group_by is not None
+
     def process_batch(self, pages: Sequence[ParsedPage]) -> list[Result]:
         """One result per page, in order (one by one unless the method batches)."""
         return [self.process(p) for p in pages]

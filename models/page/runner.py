@@ -222,7 +222,7 @@ def _allowance(staged: Sequence[_Staged], timeout_s: float | None) -> tuple[floa
 
 def run_pages(method: Method, pages: Sequence[PageInput], timeout_s: float | None = None) -> list[Outcome]:
     """One outcome per page, in order (see the module docstring for batches, their deadlines and times)."""
-    if not (method.batched or method.group_by):
+    if not method.batches():
         return [run_page(method, p, timeout_s) for p in pages]
     prepared = [prepare(p) for p in pages]
     outcomes: list[Outcome | None] = [None] * len(pages)

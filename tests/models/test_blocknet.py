@@ -170,6 +170,32 @@ def test_batched_prediction_equals_one_page_at_a_time(real_pages):
         np.testing.assert_array_equal(a, c)
 
 
+@pytest.mark.slow  # the model over real pages through the runner
+def test_on_the_cpu_the_runner_holds_one_page_at_a_time(shared_data, real_pages):
+    # a batch on the CPU bought no speed (each page's logits alone) and held every page's tree until its pass:
+    # ~500 MB per Spark worker with 256-page Arrow batches (docs/memory.md)
+    from pagesieve.models.page.runner import PageInput, run_pages
+
+    method = build_method("blocknet", {"device": "cpu"})
+    held, most = [0], [0]
+    own, shared = method.batch_inputs, method.batch_results
+
+    def counted_inputs(page):
+        held[0] += 1
+        most[0] = max(most[0], held[0])
+        return own(page)
+
+    def counted_results(inputs):
+        held[0] -= len(inputs)
+        return shared(inputs)
+
+    method.batch_inputs, method.batch_results = counted_inputs, counted_results
+    gold = list(iter_gold_pages(shared_data / "l3s-gn1", "fit"))[:8]
+    outcomes = run_pages(method, [PageInput(g.html, url=g.url, page_id=g.page_id) for g in gold], timeout_s=30)
+    assert not method.batches() and most[0] == 1
+    assert [o.result.text for o in outcomes] == [method.process(p).text for p in real_pages[:8]]
+
+
 def _padded_forward(model: BlockNetModel, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """Logits from `BlockCNN.forward` over one padded batch (the training and CUDA pass)."""
     x, lengths = pad_sequences([model.standardise(a) for a in inputs], len(INPUT_NAMES), torch.device("cpu"))
