@@ -117,14 +117,20 @@ def test_plain_loop_on_a_real_archive(tmp_path: Path) -> None:
 
 
 def test_summary_medians_and_ratios() -> None:
-    def run(wall: float, pss: int) -> dict:
+    def run(wall: float, pss: int, **pagesieve: object) -> dict:
         return {"wall_s": wall, "peak_pss_mib": pss, "peak_rss_mib": pss, "pages_in": 9, "docs_out": 8,
-                "pss_by_kind_mib": {}, "jsonl_sha256": "x"}
+                "pss_by_kind_mib": {}, "processes": 3, "jsonl_sha256": "x", **pagesieve}
 
-    rows = bp.summarize({"pagesieve-cnr": [run(10, 1000), run(30, 3000), run(20, 2000)],
+    def stages(wall: float) -> dict:
+        return {"startup_s": wall / 10, "stages_s": {"ingest": wall / 5, "clean": wall / 2}}
+
+    rows = bp.summarize({"pagesieve-cnr": [run(10, 1000, **stages(10)), run(30, 3000, **stages(30)),
+                                           run(20, 2000, **stages(20))],
                          "datatrove": [run(80, 500), run(40, 500), run(60, 500)]}, records=12_000, cores=2)
     ours, theirs = rows
     assert ours["wall_s"] == 20 and ours["records_per_s"] == 600 and ours["records_per_s_core"] == 300
+    assert ours["startup_s"] == 2 and ours["stages_s"] == {"ingest": 4, "clean": 10}     # medians per stage
+    assert "stages_s" not in theirs and ours["processes_at_peak"] == 3
     assert ours["speed_vs_datatrove"] == 3.0 and ours["memory_vs_datatrove"] == 4.0
     assert ours["pss_gb_per_core"] == round(2000 / 1024 / 2, 2)
     assert theirs["speed_vs_datatrove"] == 1.0 and ours["same_output_every_round"]

@@ -352,8 +352,13 @@ def summarize(runs: dict[str, list[dict]], records: int, cores: int) -> list[dic
                      "peak_rss_mib": round(statistics.median(r["peak_rss_mib"] for r in results)),
                      "pss_gb_per_core": round(pss / 1024 / cores, 2),
                      "pss_by_kind_mib": results[-1]["pss_by_kind_mib"],
+                     "processes_at_peak": results[-1]["processes"],
                      "walls_s": [r["wall_s"] for r in results],
                      "same_output_every_round": len({r["jsonl_sha256"] for r in results}) == 1})
+        if "stages_s" in results[0]:    # pagesieve: where the wall went (docs/performance.md, per stage)
+            rows[-1]["startup_s"] = round(statistics.median(r["startup_s"] for r in results), 1)
+            rows[-1]["stages_s"] = {name: round(statistics.median(r["stages_s"][name] for r in results), 1)
+                                    for name in results[0]["stages_s"]}
     base = next((r for r in rows if r["system"] == "datatrove"), None)
     for row in rows:
         row["speed_vs_datatrove"] = round(base["wall_s"] / row["wall_s"], 2) if base else None
