@@ -224,7 +224,7 @@ def _fold_job(args: tuple) -> dict:
     from pagesieve.models.blocknet.method import content_blocks
     from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 
-    cache, left_out, train_pools, extras, seed, recipe_kw = args
+    cache, left_out, train_pools, extras, seed, recipe_kw, logits_dir = args
     torch.set_num_threads(1)
     recipe = Recipe(**recipe_kw)
     pages = []
@@ -239,14 +239,18 @@ def _fold_job(args: tuple) -> dict:
     model, _ = train(pages, recipe, seed, inputs=None)      # the extras are this script's own columns
     pool = CachedPool(cache, left_out, extras)
     settings = BlockNetSettings()
-    out = []
+    out, kept = [], []
     for i in pool.indices(("fit", "validation")):
         row = pool.rows[i]
         x, _, _ = pool.page(i)
         logits = model.logits([x])[0]
+        kept.append(logits)
         text = _text(row, content_blocks(SimpleNamespace(text=row["texts"]), logits, settings))
         f1, counts = _score(row, text)
         out.append({"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()})
+    if logits_dir is not None:      # for analysis of the fold's mistakes: the logits of every scored block
+        np.savez(Path(logits_dir) / f"{left_out}.npz", ids=np.array([p["id"] for p in out]),
+                 offsets=np.cumsum([0] + [len(a) for a in kept]), logits=np.concatenate(kept))
     return {"pool": left_out, "pages": out, "train_pages": len(pages)}
 
 
@@ -284,7 +288,9 @@ def run(args: argparse.Namespace) -> dict:
         raise SystemExit(f"--extra takes {', '.join(EXTRAS)}, not {', '.join(sorted(unknown))}")
     pools = args.pools.split(",") if args.pools else list(POOLS)
     recipe = json.loads(args.recipe) if args.recipe else {}
-    work = [(args.cache, p, train_pools, extras, args.seed, recipe) for p in pools]
+    if args.logits:
+        args.logits.mkdir(parents=True, exist_ok=True)
+    work = [(args.cache, p, train_pools, extras, args.seed, recipe, args.logits) for p in pools]
     with multiprocessing.get_context("spawn").Pool(args.jobs) as mp:
         folds = list(mp.imap(_fold_job, work))
     report = {"name": args.name, "train_pools": args.train_pools, "extras": extras, "seed": args.seed,
@@ -352,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--recipe", default=None, help='JSON of Recipe fields to change, e.g. \'{"epochs": 6}\'')
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=None, help="write the report as JSON here")
+    ap.add_argument("--logits", type=Path, default=None,
+                    help="write each left-out pool's block logits here (<pool>.npz: ids, offsets, logits)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = args.pools.split(",") if args.pools else list(POOLS)
