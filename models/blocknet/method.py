@@ -54,8 +54,8 @@ class BlockNet(Cleaner):
 
     def batches(self) -> bool:
         # On the CPU the model runs each page alone (BlockNetModel.logits): a batch bought no speed there and held
-        # every page's tree, blocks and inputs until the batch's pass, ~500 MB per Spark worker with 256-page Arrow
-        # batches (docs/memory.md). On CUDA one padded pass per batch is the point.
+        # every page's tree, blocks and inputs until the batch's pass: two Spark workers with 256-page Arrow batches
+        # peaked at 1,740 MiB, 969 page by page (docs/memory.md). On CUDA one padded pass per batch is the point.
         return self.device.type != "cpu"
 
     def predict_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
