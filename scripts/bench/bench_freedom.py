@@ -1,7 +1,7 @@
 """FreeDOM speed: pages per second of the shipped model on one site's pages, one CPU core by default.
 
     python scripts/bench/bench_freedom.py                       # booksamillion's 400 pages, CPU, 1 thread
-    python scripts/bench/bench_freedom.py --device cuda --max-batch-nodes 65536   # on a GPU machine
+    python scripts/bench/bench_freedom.py --device cuda --max-batch-nodes 512,8192,65536 --check-cpu   # a GPU machine
 
 Counts decoding and parsing (as the Spark job pays them) apart from the method's own work (node selection,
 features, the forward passes, decision and voting). The site's pages go through in one `process_batch`, as the
@@ -17,9 +17,13 @@ import time
 
 from pagesieve.eval.swde import SWDE_ROOT, read_site
 from pagesieve.models.freedom import FreeDOM, FreeDOMSettings
-from pagesieve.models.page import parse_page
+from pagesieve.models.page import ExtractResult, parse_page
 
 FIELDS = ["author", "isbn_13", "publication_date", "publisher", "title"]
+
+
+def _values(result: ExtractResult) -> list[tuple[str, str | None, str | None]]:
+    return [(f.name, f.value, f.xpath) for r in result.records for f in r.fields]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,32 +33,49 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--swde", default=SWDE_ROOT)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--max-batch-nodes", type=int, default=8192)
+    ap.add_argument("--max-batch-nodes", default="8192", help="comma-separated values to try, in one run")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--check-cpu", action="store_true",
+                    help="also run the CPU (one thread) once and count the pages whose records differ from it")
     args = ap.parse_args(argv)
-    if args.device == "cpu":
+    cuda = args.device.startswith("cuda")
+    if not cuda:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})     # one core, whatever torch would like
     site = read_site(args.swde, "book", args.site, FIELDS)
-    method = FreeDOM(FreeDOMSettings(model=args.model, device=args.device, threads=args.threads,
-                                     max_batch_nodes=args.max_batch_nodes))
     ids = sorted(site.pages)
-    best_parse = best_method = float("inf")
-    for _ in range(args.repeat):
-        start = time.perf_counter()
+    n = len(ids)
+    reference = None
+    if args.check_cpu:
         pages = [parse_page(site.pages[i][1], url=site.pages[i][0]) for i in ids]
-        parsed = time.perf_counter()
-        method.process_batch(pages)
-        if args.device.startswith("cuda"):
+        reference = FreeDOM(FreeDOMSettings(model=args.model, device="cpu", threads=1)).process_batch(pages)
+    print(f"{args.site}: {n} pages, device {args.device}, {args.threads} thread(s)")
+    for max_batch_nodes in (int(m) for m in args.max_batch_nodes.split(",")):
+        method = FreeDOM(FreeDOMSettings(model=args.model, device=args.device, threads=args.threads,
+                                         max_batch_nodes=max_batch_nodes))
+        best_parse = best_method = float("inf")
+        if cuda:
             import torch
 
-            torch.cuda.synchronize()
-        done = time.perf_counter()
-        best_parse, best_method = min(best_parse, parsed - start), min(best_method, done - parsed)
-    n = len(ids)
-    print(f"{args.site}: {n} pages, device {args.device}, {args.threads} thread(s)")
-    print(f"  decode + parse: {best_parse:.2f} s ({n / best_parse:.1f} pages/s)")
-    print(f"  freedom:        {best_method:.2f} s ({n / best_method:.1f} pages/s)")
-    print(f"  end to end:     {n / (best_parse + best_method):.1f} pages/s")
+            torch.cuda.reset_peak_memory_stats()
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            pages = [parse_page(site.pages[i][1], url=site.pages[i][0]) for i in ids]
+            parsed = time.perf_counter()
+            results = method.process_batch(pages)
+            if cuda:
+                torch.cuda.synchronize()
+            done = time.perf_counter()
+            best_parse, best_method = min(best_parse, parsed - start), min(best_method, done - parsed)
+        print(f"max_batch_nodes {max_batch_nodes}:")
+        print(f"  decode + parse: {best_parse:.2f} s ({n / best_parse:.1f} pages/s)")
+        print(f"  freedom:        {best_method:.2f} s ({n / best_method:.1f} pages/s)")
+        print(f"  end to end:     {n / (best_parse + best_method):.1f} pages/s")
+        if cuda:
+            print(f"  peak GPU memory: {torch.cuda.max_memory_allocated() / 2**20:.0f} MiB")
+        if reference is not None:
+            differ = sum(a != b for a, b in zip(results, reference, strict=True))
+            values = sum(_values(a) != _values(b) for a, b in zip(results, reference, strict=True))
+            print(f"  pages whose records differ from the CPU's: {differ} of {n} (in a value or XPath: {values})")
     return 0
 
 
