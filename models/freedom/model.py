@@ -75,11 +75,15 @@ class FreeDOMModel:
 
     @torch.inference_mode()
     def probabilities(self, inputs: NodeInputs, max_nodes: int = 8192) -> np.ndarray:
-        """(N, K + 1) softmax over fields + none; one forward pass per chunk of `max_nodes` nodes."""
-        out = np.zeros((len(inputs), len(self.fields) + 1), dtype=np.float32)
+        """(N, K + 1) softmax over fields + none; one forward pass per chunk of `max_nodes` nodes.
+
+        In float64: in float32 a confident node's probability rounds to exactly 1.0, so two such nodes (a book's
+        two authors) tie, and the last bit of a logit, which differs between the CPU and CUDA, chose between them
+        (2 of booksamillion's 400 pages on an H100, 2026-11-27)."""
+        out = np.zeros((len(inputs), len(self.fields) + 1), dtype=np.float64)
         for start in range(0, len(inputs), max_nodes):
             rows = slice(start, min(start + max_nodes, len(inputs)))
-            out[rows] = torch.softmax(self.net(*self.tensors(inputs, rows)).float(), dim=1).cpu().numpy()
+            out[rows] = torch.softmax(self.net(*self.tensors(inputs, rows)).double(), dim=1).cpu().numpy()
         return out
 
     @torch.inference_mode()

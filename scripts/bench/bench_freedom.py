@@ -26,6 +26,10 @@ def _values(result: ExtractResult) -> list[tuple[str, str | None, str | None]]:
     return [(f.name, f.value, f.xpath) for r in result.records for f in r.fields]
 
 
+def _fields(result: ExtractResult) -> list[tuple[str, str | None, str, float | None]]:
+    return [(f.name, f.value, f.origin, f.score) for r in result.records for f in r.fields]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default="book")
@@ -76,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
             differ = sum(a != b for a, b in zip(results, reference, strict=True))
             values = sum(_values(a) != _values(b) for a, b in zip(results, reference, strict=True))
             print(f"  pages whose records differ from the CPU's: {differ} of {n} (in a value or XPath: {values})")
+            for page_id, a, b in zip(ids, results, reference, strict=True):
+                if a != b:
+                    print(f"    {page_id}: {args.device} {_fields(a)}\n    {' ' * len(page_id)}  cpu {_fields(b)}")
     return 0
 
 

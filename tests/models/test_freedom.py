@@ -162,6 +162,28 @@ def test_batched_probabilities_equal_one_node_at_a_time():
     assert np.allclose(together, alone, atol=1e-6) and (together.argmax(1) == alone.argmax(1)).all()
 
 
+class _FixedLogits(torch.nn.Module):
+    """Stands in for the node network: the same logits whatever the inputs (to test the decision's numerics)."""
+
+    def __init__(self, logits: list[list[float]]) -> None:
+        super().__init__()
+        self.logits = torch.tensor(logits)
+
+    def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
+        return self.logits
+
+
+def test_two_confident_nodes_are_told_apart_by_their_logits_not_by_page_order():
+    # Both authors' probabilities round to exactly 1.0 in float32, and the CPU and CUDA then broke the tie
+    # differently (2 of booksamillion's 400 pages on an H100): the second node's larger logit must win.
+    model = _tiny_model()
+    nodes = _nodes(_page("Dune", "Frank Herbert"))[:2]
+    model.net = _FixedLogits([[20.0, 0, 0, 0, 0, 0], [21.0, 0, 0, 0, 0, 0]])
+    probs = model.probabilities(model.encode(nodes))
+    assert probs[1, 0] > probs[0, 0]
+    assert page_choices(nodes, probs, FIELDS)["author"].value == nodes[1].text
+
+
 def _node(xpath: str, text: str) -> TextNode:
     return TextNode(xpath, text, "td", "")
 
