@@ -84,3 +84,12 @@ def test_importing_the_foundation_loads_no_method_and_no_spark():
             "print(sorted(m for m in sys.modules if m.startswith(('pagesieve.models', 'pyspark', 'torch'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_run_driver_loads_no_datasketch_or_scipy():
+    """`pagesieve run` imports the dedup job whether or not it deduplicates; datasketch pulls in scipy, 1.4 s of
+    the driver's start-up (2026-11-27), so the dedup model imports it only when a signer is built."""
+    code = ("import sys, pagesieve.jobs.run; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'datasketch', 'scipy'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

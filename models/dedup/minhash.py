@@ -6,7 +6,6 @@ import hashlib
 import zlib
 
 import numpy as np
-from datasketch import MinHash
 
 from .text import Normalisation, normalise_text, text_hash, word_shingles
 
@@ -43,6 +42,10 @@ class MinHashSigner:
         if min(num_perm, bands, rows, shingle_size) < 1 or bands * rows > num_perm:
             raise ValueError(f"need 1 <= bands * rows <= num_perm, got {bands} * {rows} > {num_perm}")
         self.bands, self.rows, self.shingle_size, self.norm = bands, rows, shingle_size, norm or Normalisation()
+        # imported here: datasketch pulls in scipy (~1.4 s), and every `pagesieve run` imports this module whether
+        # or not it deduplicates
+        from datasketch import MinHash
+
         # one template; copies share its permutations (what datasketch's MinHash.bulk does)
         self._template = MinHash(num_perm=num_perm, seed=seed, scheme="affine32", hashfunc=_crc32)
 
