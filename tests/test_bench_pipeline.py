@@ -136,6 +136,14 @@ def test_summary_medians_and_ratios() -> None:
     assert theirs["speed_vs_datatrove"] == 1.0 and ours["same_output_every_round"]
 
 
+def test_a_method_may_carry_a_page_deadline(tmp_path: Path) -> None:
+    inputs = bp.InputSet(tmp_path, [], 1, 0)
+    cmd = bp.system_command("pagesieve-trafilatura@1", inputs, tmp_path / "out", 2, ["spark.driver.memory=1g"])
+    assert cmd[cmd.index("--method") + 1] == "trafilatura"
+    assert "clean.page_timeout_s=1.0" in cmd and "spark.driver.memory=1g" in cmd
+    assert "clean.page_timeout_s=1.0" not in bp.system_command("pagesieve-trafilatura", inputs, tmp_path, 2, [])
+
+
 def test_unknown_peer_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert bp.main(["--peers", "nutch"]) == 2
     err = capsys.readouterr().err.strip()

@@ -8,6 +8,8 @@
 Systems, each a fresh process tree (start-up included, as a corpus builder runs them):
   pagesieve-METHOD      `pagesieve run INPUT --out OUT --method METHOD --master local[CORES]` (ingest, clean,
                         export; "default" is conf's clean.method)
+  pagesieve-METHOD@S    the same with a page deadline of S seconds (`clean.page_timeout_s`, 30 by default):
+                        `trafilatura@1` runs trafilatura under DataTrove's own per-page timeout of 1 s
   datatrove             DataTrove's WarcReader -> Trafilatura -> JsonlWriter, LocalPipelineExecutor with
                         CORES tasks and CORES workers (its defaults otherwise)
   fastwarc-resiliparse  a plain loop, CORES processes over the files: FastWARC's ArchiveIterator, HTML
@@ -184,10 +186,11 @@ def system_command(system: str, inputs: InputSet, out: Path, cores: int, conf: l
     """The command line that runs `system` over `inputs` into `out` (pagesieve with the interpreter `python`, by
     default this one: another checkout's venv measures another revision)."""
     if system.startswith("pagesieve-"):
-        method = system.removeprefix("pagesieve-")
+        method, _, deadline = system.removeprefix("pagesieve-").partition("@")
         cmd = [python or sys.executable, "-m", "pagesieve.jobs.cli", "run", str(inputs.folder), "--out", str(out),
                "--master", f"local[{cores}]", "--quiet", "--conf", "spark.ui.enabled=false"]
         cmd += [] if method == "default" else ["--method", method]
+        cmd += ["--conf", f"clean.page_timeout_s={float(deadline)}"] if deadline else []
         for item in conf:
             cmd += ["--conf", item]
         return cmd
