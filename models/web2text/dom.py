@@ -26,8 +26,10 @@ or PI its text + 7. The walk and `_hidden_len` each count it inline (one read of
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 from lxml import etree
@@ -148,7 +150,44 @@ class _Raw:
     depth: list[int]                 # open elements from <body> down to the node, itself included
 
 
-def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Raw, int]:
+@dataclass(slots=True)
+class _Tree:
+    """The raw content tree as `collapse_dom` reads it, from either walk: `_Raw`'s fields as numpy arrays (the C
+    walk hands over its buffers without a Python object per node), the texts, and the lxml elements of given raw
+    nodes on demand (the C walk makes no proxy for the many elements that neither top a chain nor hold text)."""
+
+    parent: np.ndarray               # intp, like last; the others int64 or bool
+    last: np.ndarray
+    start: np.ndarray
+    stop: np.ndarray
+    depth: np.ndarray
+    context: np.ndarray
+    class_path: np.ndarray
+    is_text: np.ndarray
+    form: np.ndarray
+    in_link: np.ndarray
+    break_before: np.ndarray
+    text: list[str]
+    elements: Callable[[list[int]], list[etree._Element]]
+
+
+def _too_many_blocks(max_blocks: int) -> TooLargeError:
+    return TooLargeError(f"more than {max_blocks} blocks")
+
+
+def _too_many_nodes(max_nodes: int) -> TooLargeError:
+    return TooLargeError(f"more than {max_nodes} elements and text nodes in the body "
+                         f"({NODES_PER_BLOCK} per block allowed)")
+
+
+def _limits(max_blocks: int | None) -> tuple[int, int]:
+    """(text nodes, raw nodes) allowed; -1 for no limit."""
+    if max_blocks is None:
+        return -1, -1
+    return max_blocks, max_blocks * NODES_PER_BLOCK
+
+
+def _walk_python(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Raw, int]:
     """Build the raw content tree of the body and the estimated source length of the whole page (with each
     node's context bits if `context`, else zeros: they cost about 1 us per element, which Web2Text never reads).
     With `max_blocks`, raise TooLargeError as soon as the tree holds more text nodes (each is one block) or more
@@ -178,8 +217,7 @@ def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tup
     pending_break = False
     last_text = -1                   # raw index of the latest text node
     n_texts = 0
-    max_texts = max_blocks if max_blocks is not None else -1
-    max_nodes = max_blocks * NODES_PER_BLOCK if max_blocks is not None else -1
+    max_texts, max_nodes = _limits(max_blocks)
 
     # `walk_tree(root, INVISIBLE_TAGS)`, inlined: the walk skips the never-rendered subtrees (head, scripts, ...)
     # but the estimate counts their markup
@@ -217,8 +255,7 @@ def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tup
                                      else attribute_bits(name, value))
                 if inside:
                     if len(parents) == max_nodes:
-                        raise TooLargeError(f"more than {max_nodes} elements and text nodes in the body "
-                                            f"({NODES_PER_BLOCK} per block allowed)")
+                        raise _too_many_nodes(max_nodes)
                     if tag in BLOCK_TAGS:
                         pending_break = True
                     add_element(node)
@@ -270,9 +307,7 @@ def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tup
                     stops[last_text] = pos + len(text)
                 else:
                     if n_texts == max_texts or len(parents) == max_nodes:
-                        raise TooLargeError(f"more than {max_blocks} blocks" if n_texts == max_texts else
-                                            f"more than {max_nodes} elements and text nodes in the body "
-                                            f"({NODES_PER_BLOCK} per block allowed)")
+                        raise _too_many_blocks(max_blocks) if n_texts == max_texts else _too_many_nodes(max_nodes)
                     n_texts += 1
                     add_element(element[holder])
                     add_is_text(True)
@@ -295,6 +330,66 @@ def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tup
     return r, pos
 
 
+def _tree_of(r: _Raw) -> _Tree:
+    element = r.element
+    return _Tree(parent=np.array(r.parent, dtype=np.intp), last=np.array(r.last, dtype=np.intp),
+                 start=np.array(r.start, dtype=np.int64), stop=np.array(r.stop, dtype=np.int64),
+                 depth=np.array(r.depth, dtype=np.int64), context=np.array(r.context, dtype=np.int64),
+                 class_path=np.array(r.class_path, dtype=np.int64), is_text=np.array(r.is_text, dtype=bool),
+                 form=np.array(r.form, dtype=bool), in_link=np.array(r.in_link, dtype=bool),
+                 break_before=np.array(r.break_before, dtype=bool), text=r.text,
+                 elements=lambda indices: [element[i] for i in indices])
+
+
+def _python_tree(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Tree, int]:
+    """The Python walk: the reference, and what runs where the C module cannot load (the cluster's zip)."""
+    r, source_length = _walk_python(page, context, max_blocks)
+    return _tree_of(r), source_length
+
+
+def _c_tree(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Tree, int]:
+    """The C walk (`_cwalk.c`): the same tree as `_python_tree`, which it falls back to for a tree it does not
+    handle (namespaces, entity references: never from lxml's HTML parser)."""
+    root, body = page.root, page.body
+    max_texts, max_nodes = _limits(max_blocks)
+    if not (isinstance(root, etree._Element) and isinstance(body, etree._Element)):
+        return _python_tree(page, context, max_blocks)
+    out = _cwalk.walk(root, body, context, max_texts, max_nodes)
+    if out is None:
+        return _python_tree(page, context, max_blocks)
+    if out == 1:
+        raise _too_many_blocks(max_blocks)
+    if out == 2:
+        raise _too_many_nodes(max_nodes)
+    (source_length, parent, last, start, stop, depth, ctx, class_path, is_text, form, in_link, break_before,
+     nodes, text) = out
+    ints = functools.partial(np.frombuffer, dtype=np.int64)
+    flags = functools.partial(np.frombuffer, dtype=bool)
+    return _Tree(parent=ints(parent).astype(np.intp, copy=False), last=ints(last).astype(np.intp, copy=False),
+                 start=ints(start), stop=ints(stop), depth=ints(depth), context=ints(ctx),
+                 class_path=ints(class_path), is_text=flags(is_text), form=flags(form), in_link=flags(in_link),
+                 break_before=flags(break_before), text=text, elements=nodes.take), source_length
+
+
+def _load_c_walk() -> ModuleType | None:
+    """The C walk's module, or None: not built (no gcc), not loadable (the cluster's zip of .py files), or
+    PAGESIEVE_PURE_PYTHON set to anything but 0 (to run and test the fallback)."""
+    if os.environ.get("PAGESIEVE_PURE_PYTHON", "0") not in ("", "0"):
+        return None
+    try:
+        from . import _cwalk as module
+    except ImportError:
+        return None
+    module.configure(invisible=INVISIBLE_TAGS, block=BLOCK_TAGS, form=FORM_TAGS, cue=CUE_ATTRIBUTES,
+                     tag_bits=tag_bits, attribute_bits=attribute_bits, class_token=_class_token)
+    return module
+
+
+_cwalk = _load_c_walk()
+# chosen once: the walk every collapse_dom runs
+_walk: Callable[[ParsedPage, bool, int | None], tuple[_Tree, int]] = _c_tree if _cwalk is not None else _python_tree
+
+
 def collapse_dom(page: ParsedPage, context: bool = False, max_blocks: int | None = None) -> CollapsedDOM:
     """Section 3.1: prune the body's tree and merge single-child parents into their child.
 
@@ -307,12 +402,15 @@ def collapse_dom(page: ParsedPage, context: bool = False, max_blocks: int | None
     arrays, not Python loops over every raw node.
     """
     r, source_length = _walk(page, context, max_blocks)
+    return _collapse(r, source_length)
+
+
+def _collapse(r: _Tree, source_length: int) -> CollapsedDOM:
     n = len(r.parent)
-    parent = np.array(r.parent, dtype=np.intp)
-    last = np.array(r.last, dtype=np.intp)
+    parent, last = r.parent, r.last
     first = np.arange(n)
 
-    def in_subtree(flags: list[bool]) -> np.ndarray:
+    def in_subtree(flags: np.ndarray) -> np.ndarray:
         # True where a node's subtree (itself included) holds a flagged node
         before = np.zeros(n + 1, dtype=np.intp)
         np.cumsum(flags, out=before[1:])
@@ -349,37 +447,40 @@ def collapse_dom(page: ParsedPage, context: bool = False, max_blocks: int | None
     # are text-less), so the chains are the runs of kept nodes that each starting node opens
     kept = np.flatnonzero(has_text)
     kept_list = kept.tolist()
+    is_text_kept = r.is_text[kept].tolist()
     labels = [TEXT_TAG if is_text else tag for is_text, tag in
-              zip(map(r.is_text.__getitem__, kept_list), map(r.text.__getitem__, kept_list), strict=True)]
+              zip(is_text_kept, map(r.text.__getitem__, kept_list), strict=True)]
     bounds = np.flatnonzero(starts_chain[kept]).tolist() + [len(kept_list)]
     tags = [tuple(labels[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
 
-    texts = [i for i in kept_list if r.is_text[i]]               # the text nodes, in document order
-    leaves = cdom_of[texts].tolist() if texts else []
+    texts = np.flatnonzero(r.is_text)                            # the text nodes (all kept), in document order
+    texts_list = texts.tolist()
+    leaf_index = cdom_of[texts]
+    leaves = leaf_index.tolist()
     text: list[str | None] = [None] * m
     holder: list[etree._Element | None] = [None] * m
-    in_link, break_before, glued = [False] * m, [False] * m, [False] * m
-    class_path, leaf_context, holder_depth = [-1] * m, [0] * m, [0] * m
+    glued = [False] * m
     previous_text = None                                         # raw text of the leaf before
-    for k, i in zip(leaves, texts, strict=True):
+    for k, i, element in zip(leaves, texts_list, r.elements(texts_list), strict=True):
         raw_text = r.text[i]
         text[k] = " ".join(raw_text.split())
-        holder[k] = r.element[i]
-        in_link[k] = r.in_link[i]
-        break_before[k] = r.break_before[i]
+        holder[k] = element
         glued[k] = (previous_text is not None and not raw_text[:1].isspace()
                     and not previous_text[-1:].isspace())
         previous_text = raw_text
-        class_path[k] = r.class_path[i]
-        leaf_context[k] = r.context[i]
-        holder_depth[k] = r.depth[i]
+
+    def per_leaf(values: np.ndarray, default: int | bool) -> list:
+        out = np.full(m, default, dtype=values.dtype)
+        out[leaf_index] = values[texts]
+        return out.tolist()
+
     tops_list = tops.tolist()
     return CollapsedDOM(parent=cdom_parent_list, end=cdom_end.tolist(), depth=depth, tags=tags,
-                        top=[r.element[i] for i in tops_list], start=[r.start[i] for i in tops_list],
-                        stop=[r.stop[i] for i in tops_list], has_form=has_form[tops].tolist(), text=text,
-                        holder=holder, in_link=in_link, break_before=break_before, glued=glued,
-                        class_path=class_path, context=leaf_context, holder_depth=holder_depth, leaves=leaves,
-                        source_length=source_length)
+                        top=r.elements(tops_list), start=r.start[tops].tolist(), stop=r.stop[tops].tolist(),
+                        has_form=has_form[tops].tolist(), text=text, holder=holder,
+                        in_link=per_leaf(r.in_link, False), break_before=per_leaf(r.break_before, False),
+                        glued=glued, class_path=per_leaf(r.class_path, -1), context=per_leaf(r.context, 0),
+                        holder_depth=per_leaf(r.depth, 0), leaves=leaves, source_length=source_length)
 
 
 def segment_blocks(cdom: CollapsedDOM) -> Blocks:
