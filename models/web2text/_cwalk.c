@@ -828,11 +828,179 @@ static int run_walk(Walk *w, xmlNode *root, xmlNode *body) {
     return 0;
 }
 
+
+/* ---- section 3.1 on the raw tree: the CollapsedDOM's fields (dom.py `_collapse`, the same values) ---- */
+static PyObject *text_label;    /* "#text" */
+
+/* `" ".join(text.split())` */
+static PyObject *collapse_space(PyObject *text) {
+    PyObject *words = PyUnicode_Split(text, NULL, -1);
+    if (words == NULL) return NULL;
+    PyObject *space = PyUnicode_FromOrdinal(' ');
+    PyObject *out = space ? PyUnicode_Join(space, words) : NULL;
+    Py_XDECREF(space);
+    Py_DECREF(words);
+    return out;
+}
+
+static int set_int(PyObject *list, Py_ssize_t i, int64_t v) {
+    PyObject *o = PyLong_FromLongLong(v);
+    return o == NULL ? -1 : PyList_SetItem(list, i, o);
+}
+
+static int set_bool(PyObject *list, Py_ssize_t i, int v) {
+    return PyList_SetItem(list, i, PyBool_FromLong(v));
+}
+
+static PyObject *filled(Py_ssize_t m, PyObject *value) {
+    PyObject *list = PyList_New(m);
+    if (list == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < m; k++) {
+        Py_INCREF(value);
+        PyList_SET_ITEM(list, k, value);
+    }
+    return list;
+}
+
+enum { C_PARENT, C_END, C_DEPTH, C_TAGS, C_TOP, C_START, C_STOP, C_FORM, C_TEXT, C_HOLDER, C_LINK, C_BREAK, C_GLUED,
+       C_PATH, C_CONTEXT, C_HDEPTH, C_LEAVES, C_FIELDS };
+
+static PyObject *cdom_fields(Walk *w, PyObject *root_obj) {
+    Raw *r = &w->r;
+    Py_ssize_t n = r->n;
+    struct LxmlDocument *doc = ((struct LxmlElement *)root_obj)->_doc;
+    PyObject *f[C_FIELDS] = {NULL};
+    PyObject *result = NULL, *chain = NULL, *minus1 = NULL, *zero = NULL;
+    int64_t *text_before = malloc((n + 1) * sizeof(int64_t)), *form_before = malloc((n + 1) * sizeof(int64_t));
+    int64_t *kept_children = calloc(n + 1, sizeof(int64_t)), *top = malloc((n + 1) * sizeof(int64_t));
+    int64_t *starts_before = malloc((n + 1) * sizeof(int64_t)), *depth = NULL;
+    char *kept = malloc(n + 1), *starts = malloc(n + 1);
+    if (!text_before || !form_before || !kept_children || !top || !starts_before || !kept || !starts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* subtree flags from prefix counts: node i's subtree is i..last[i] */
+    text_before[0] = form_before[0] = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        text_before[i + 1] = text_before[i] + r->is_text[i];
+        form_before[i + 1] = form_before[i] + r->form[i];
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        kept[i] = text_before[r->last[i] + 1] > text_before[i];
+        if (kept[i] && r->parent[i] >= 0) kept_children[r->parent[i]]++;
+    }
+    /* a kept node that is its parent's only kept child joins the parent's chain (pre-order: parents first) */
+    starts_before[0] = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t p = r->parent[i];
+        int merged = kept[i] && p >= 0 && kept_children[p] == 1;
+        starts[i] = kept[i] && !merged;
+        top[i] = merged ? top[p] : i;
+        starts_before[i + 1] = starts_before[i] + starts[i];
+    }
+    Py_ssize_t m = (Py_ssize_t)starts_before[n];
+    depth = calloc(m + 1, sizeof(int64_t));
+    minus1 = PyLong_FromLong(-1);
+    zero = PyLong_FromLong(0);
+    if (depth == NULL || minus1 == NULL || zero == NULL) {
+        if (depth == NULL) PyErr_NoMemory();
+        goto done;
+    }
+    PyObject *defaults[C_FIELDS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, Py_None, Py_None, Py_False,
+                                    Py_False, Py_False, minus1, zero, zero, NULL};
+    for (int j = 0; j < C_LEAVES; j++) {
+        f[j] = defaults[j] ? filled(m, defaults[j]) : PyList_New(m);
+        if (f[j] == NULL) goto done;
+    }
+    f[C_LEAVES] = PyList_New(0);
+    if (f[C_LEAVES] == NULL) goto done;
+    Py_ssize_t k = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!kept[i]) continue;
+        if (starts[i]) {
+            if (k >= 0 && chain != NULL) {
+                PyList_SET_ITEM(f[C_TAGS], k, PyList_AsTuple(chain));
+                Py_CLEAR(chain);
+                if (PyList_GET_ITEM(f[C_TAGS], k) == NULL) goto done;
+            }
+            k++;
+            int64_t p = r->parent[i];
+            int64_t cp = p >= 0 ? starts_before[top[p]] : -1;
+            /* depth[k] = depth[parent] + 1 from the second node on, with Python's index -1 for a parentless one */
+            if (k > 0) depth[k] = depth[cp >= 0 ? cp : m + cp] + 1;
+            PyObject *proxy = (PyObject *)elementFactory(doc, r->node[i]);
+            if (proxy == NULL) goto done;
+            PyList_SET_ITEM(f[C_TOP], k, proxy);
+            if (set_int(f[C_PARENT], k, cp) < 0 || set_int(f[C_END], k, starts_before[r->last[i] + 1] - 1) < 0 ||
+                set_int(f[C_DEPTH], k, depth[k]) < 0 || set_int(f[C_START], k, r->start[i]) < 0 ||
+                set_int(f[C_STOP], k, r->stop[i]) < 0 ||
+                set_bool(f[C_FORM], k, form_before[r->last[i] + 1] > form_before[i]) < 0)
+                goto done;
+            chain = PyList_New(0);
+            if (chain == NULL) goto done;
+        }
+        if (chain != NULL && PyList_Append(chain, r->is_text[i] ? text_label : PyList_GET_ITEM(w->texts, i)) < 0)
+            goto done;
+    }
+    if (k >= 0 && chain != NULL) {
+        PyList_SET_ITEM(f[C_TAGS], k, PyList_AsTuple(chain));
+        Py_CLEAR(chain);
+        if (PyList_GET_ITEM(f[C_TAGS], k) == NULL) goto done;
+    }
+    /* the leaves: one per text node, in document order */
+    PyObject *previous = NULL;      /* borrowed: the raw text of the leaf before */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!r->is_text[i]) continue;
+        Py_ssize_t leaf = (Py_ssize_t)starts_before[top[i]];
+        PyObject *raw = PyList_GET_ITEM(w->texts, i);
+        PyObject *text = collapse_space(raw);
+        if (text == NULL || PyList_SetItem(f[C_TEXT], leaf, text) < 0) goto done;
+        PyObject *proxy = (PyObject *)elementFactory(doc, r->node[i]);
+        if (proxy == NULL || PyList_SetItem(f[C_HOLDER], leaf, proxy) < 0) goto done;
+        Py_ssize_t len = PyUnicode_GET_LENGTH(raw);
+        int glued = previous != NULL && !(len > 0 && Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(raw, 0))) &&
+                    !(PyUnicode_GET_LENGTH(previous) > 0 &&
+                      Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(previous, PyUnicode_GET_LENGTH(previous) - 1)));
+        previous = raw;
+        PyObject *index = PyLong_FromSsize_t(leaf);
+        if (index == NULL || PyList_Append(f[C_LEAVES], index) < 0) {
+            Py_XDECREF(index);
+            goto done;
+        }
+        Py_DECREF(index);
+        if (set_bool(f[C_LINK], leaf, r->in_link[i]) < 0 || set_bool(f[C_BREAK], leaf, r->brk[i]) < 0 ||
+            set_bool(f[C_GLUED], leaf, glued) < 0 || set_int(f[C_PATH], leaf, r->path[i]) < 0 ||
+            set_int(f[C_CONTEXT], leaf, r->context[i]) < 0 || set_int(f[C_HDEPTH], leaf, r->depth[i]) < 0)
+            goto done;
+    }
+    result = PyTuple_New(C_FIELDS + 1);
+    if (result == NULL) goto done;
+    for (int j = 0; j < C_FIELDS; j++) {
+        PyTuple_SET_ITEM(result, j, f[j]);
+        f[j] = NULL;
+    }
+    PyObject *length = PyLong_FromSsize_t(w->pos);
+    if (length == NULL) {
+        Py_CLEAR(result);
+        goto done;
+    }
+    PyTuple_SET_ITEM(result, C_FIELDS, length);
+done:
+    for (int j = 0; j < C_FIELDS; j++) Py_XDECREF(f[j]);
+    Py_XDECREF(chain);
+    Py_XDECREF(minus1);
+    Py_XDECREF(zero);
+    free(text_before); free(form_before); free(kept_children); free(top); free(starts_before); free(depth);
+    free(kept); free(starts);
+    return result;
+}
+
 /* set while a walk runs: a second walk started meanwhile (another thread, while this one calls back into Python)
  * gets None and runs the Python walk, so the caches never change under a running walk */
 static int busy;
 
-static PyObject *walk(PyObject *module, PyObject *args) {
+/* collapse: 0 gives `walk`'s raw tree, 1 `collapse_dom`'s fields */
+static PyObject *walk_and(PyObject *args, int collapse) {
     PyObject *root_obj, *body_obj;
     int context;
     Py_ssize_t max_texts, max_nodes;
@@ -867,6 +1035,10 @@ static PyObject *walk(PyObject *module, PyObject *args) {
         result = PyLong_FromLong(rc == TOO_MANY_BLOCKS ? 1 : 2);
         goto done;
     }
+    if (collapse) {
+        result = cdom_fields(&w, root_obj);
+        goto done;
+    }
     Raw *r = &w.r;
     Nodes *nodes = PyObject_New(Nodes, &NodesType);
     if (nodes == NULL) goto done;
@@ -892,6 +1064,14 @@ done:
     Py_XDECREF(w.token_ids);
     busy = 0;
     return result;
+}
+
+static PyObject *walk(PyObject *module, PyObject *args) {
+    return walk_and(args, 0);
+}
+
+static PyObject *collapse_dom(PyObject *module, PyObject *args) {
+    return walk_and(args, 1);
 }
 
 static PyObject *configure(PyObject *module, PyObject *args, PyObject *kwargs) {
@@ -923,6 +1103,9 @@ static PyMethodDef methods[] = {
     {"walk", walk, METH_VARARGS,
      "walk(root, body, context, max_texts, max_nodes): the raw content tree (a tuple), None for a tree this walk "
      "does not handle, or 1 / 2 for too many blocks / nodes."},
+    {"collapse_dom", collapse_dom, METH_VARARGS,
+     "collapse_dom(root, body, context, max_texts, max_nodes): the CollapsedDOM's fields in order (a tuple), None "
+     "for a tree this walk does not handle, or 1 / 2 for too many blocks / nodes."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "Set the tag sets and the Python functions the walk uses (dom.py does, once)."},
     {NULL, NULL, 0, NULL},
@@ -932,6 +1115,8 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cwalk", NULL, -1, m
 
 PyMODINIT_FUNC PyInit__cwalk(void) {
     if (import_lxml__etree() < 0) return NULL;
+    text_label = PyUnicode_InternFromString("#text");
+    if (text_label == NULL) return NULL;
     if (PyType_Ready(&NodesType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;

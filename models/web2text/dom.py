@@ -21,6 +21,12 @@ estimated serialisation (tags with their attributes, text, comments). Features t
 defines on "the source code" (relative position, body percentage) use them. A start tag `<tag a="v">`
 counts len(tag) + 2, plus len(name) + len(value) + 4 per attribute; an end tag len(tag) + 3; a comment
 or PI its text + 7. The walk and `_hidden_len` each count it inline (one read of each tag).
+
+Two walks build the same raw tree: `_cwalk.c` reads libxml2's nodes under the lxml root in C (no Python object per
+element; docs/performance.md#the-collapsed-dom-walk-in-c), and `_walk_python`, the reference, runs where the
+extension is not built or cannot load (the cluster's zip of .py files) or when PAGESIEVE_PURE_PYTHON=1. The choice
+is made once, at import (`_collapse_dom`); the C module also does the collapse (the numpy steps of `_collapse`, in
+the same order). tests/models/test_web2text_cwalk.py holds both to identical CollapsedDOMs.
 """
 
 from __future__ import annotations
@@ -347,20 +353,27 @@ def _python_tree(page: ParsedPage, context: bool, max_blocks: int | None = None)
     return _tree_of(r), source_length
 
 
-def _c_tree(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Tree, int]:
-    """The C walk (`_cwalk.c`): the same tree as `_python_tree`, which it falls back to for a tree it does not
-    handle (namespaces, entity references: never from lxml's HTML parser)."""
+def _c_call(function: Callable, page: ParsedPage, context: bool, max_blocks: int | None) -> tuple | None:
+    """`function(root, body, context, max_texts, max_nodes)` of `_cwalk`, its TooLargeError codes raised here;
+    None where the C walk does not handle the tree (namespaces, entity references: never from lxml's HTML
+    parser), which the caller hands to the Python walk."""
     root, body = page.root, page.body
-    max_texts, max_nodes = _limits(max_blocks)
     if not (isinstance(root, etree._Element) and isinstance(body, etree._Element)):
-        return _python_tree(page, context, max_blocks)
-    out = _cwalk.walk(root, body, context, max_texts, max_nodes)
-    if out is None:
-        return _python_tree(page, context, max_blocks)
+        return None
+    max_texts, max_nodes = _limits(max_blocks)
+    out = function(root, body, context, max_texts, max_nodes)
     if out == 1:
         raise _too_many_blocks(max_blocks)
     if out == 2:
         raise _too_many_nodes(max_nodes)
+    return out
+
+
+def _c_tree(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Tree, int]:
+    """The raw tree of the C walk, for the tests (`_c_collapse` also collapses it in C): `_python_tree`'s."""
+    out = _c_call(_cwalk.walk, page, context, max_blocks)
+    if out is None:
+        return _python_tree(page, context, max_blocks)
     (source_length, parent, last, start, stop, depth, ctx, class_path, is_text, form, in_link, break_before,
      nodes, text) = out
     ints = functools.partial(np.frombuffer, dtype=np.int64)
@@ -369,6 +382,19 @@ def _c_tree(page: ParsedPage, context: bool, max_blocks: int | None = None) -> t
                  start=ints(start), stop=ints(stop), depth=ints(depth), context=ints(ctx),
                  class_path=ints(class_path), is_text=flags(is_text), form=flags(form), in_link=flags(in_link),
                  break_before=flags(break_before), text=text, elements=nodes.take), source_length
+
+
+def _c_collapse(page: ParsedPage, context: bool, max_blocks: int | None = None) -> CollapsedDOM:
+    """`collapse_dom` in C (`_cwalk.c`: the walk, then `_collapse`'s steps over its arrays); the Python walk and
+    `_collapse` for a tree the C walk does not handle."""
+    out = _c_call(_cwalk.collapse_dom, page, context, max_blocks)
+    if out is None:
+        return _python_collapse(page, context, max_blocks)
+    return CollapsedDOM(*out)
+
+
+def _python_collapse(page: ParsedPage, context: bool, max_blocks: int | None = None) -> CollapsedDOM:
+    return _collapse(*_python_tree(page, context, max_blocks))
 
 
 def _load_c_walk() -> ModuleType | None:
@@ -386,8 +412,9 @@ def _load_c_walk() -> ModuleType | None:
 
 
 _cwalk = _load_c_walk()
-# chosen once: the walk every collapse_dom runs
-_walk: Callable[[ParsedPage, bool, int | None], tuple[_Tree, int]] = _c_tree if _cwalk is not None else _python_tree
+# chosen once: what every collapse_dom runs
+_collapse_dom: Callable[[ParsedPage, bool, int | None], CollapsedDOM] = (
+    _c_collapse if _cwalk is not None else _python_collapse)
 
 
 def collapse_dom(page: ParsedPage, context: bool = False, max_blocks: int | None = None) -> CollapsedDOM:
@@ -401,8 +428,7 @@ def collapse_dom(page: ParsedPage, context: bool = False, max_blocks: int | None
     has it a form element), the kept children, the chains and each CDOM node's end are numpy over the raw
     arrays, not Python loops over every raw node.
     """
-    r, source_length = _walk(page, context, max_blocks)
-    return _collapse(r, source_length)
+    return _collapse_dom(page, context, max_blocks)
 
 
 def _collapse(r: _Tree, source_length: int) -> CollapsedDOM:

@@ -33,9 +33,23 @@ def _cdom(walk, page: ParsedPage, context: bool, max_blocks: int | None) -> dom.
         return f"TooLargeError: {exc}"
 
 
+def _c_cdom(page: ParsedPage, context: bool, max_blocks: int | None) -> dom.CollapsedDOM | str:
+    try:
+        return dom._c_collapse(page, context, max_blocks)
+    except TooLargeError as exc:
+        return f"TooLargeError: {exc}"
+
+
 def differences(page: ParsedPage, context: bool = True, max_blocks: int | None = None) -> list[str]:
-    """The CollapsedDOM fields in which the C walk differs from the Python walk (empty: identical)."""
-    c, py = _cdom(dom._c_tree, page, context, max_blocks), _cdom(dom._python_tree, page, context, max_blocks)
+    """Where the C walk differs from the Python walk (empty: identical): the CollapsedDOM fields of the C walk and
+    collapse (what runs), then those of the C walk's raw tree collapsed by `_collapse` (the raw arrays)."""
+    py = _cdom(dom._python_tree, page, context, max_blocks)
+    c = _c_cdom(page, context, max_blocks)
+    raw = _cdom(dom._c_tree, page, context, max_blocks)
+    return _fields_differ(c, py) + [f"raw tree: {d}" for d in _fields_differ(raw, py)]
+
+
+def _fields_differ(c: dom.CollapsedDOM | str, py: dom.CollapsedDOM | str) -> list[str]:
     if isinstance(c, str) or isinstance(py, str):
         return [] if c == py else [f"{c!r} != {py!r}"]
     out = []
@@ -151,6 +165,7 @@ def test_a_namespaced_tree_is_left_to_the_python_walk():
     page = _built_page(False)
     etree.SubElement(page.body, "{http://example.com/ns}x").text = "namespaced"
     assert dom._cwalk.walk(page.root, page.body, True, -1, -1) is None
+    assert dom._cwalk.collapse_dom(page.root, page.body, True, -1, -1) is None
     assert_same(page)
     attr = _built_page(False)
     etree.SubElement(attr.body, "p", {"{http://example.com/ns}a": "v"}).text = "attribute"
@@ -181,17 +196,17 @@ def test_the_node_limit_holds_to_the_node(markup, refused):
     assert_same(page, max_blocks=1)
     if refused:
         with pytest.raises(TooLargeError, match="elements and text nodes"):
-            dom._c_tree(page, True, 1)
+            dom._c_collapse(page, True, 1)
     else:
-        dom._c_tree(page, True, 1)
+        dom._c_collapse(page, True, 1)
 
 
 def test_too_large_messages():
     with pytest.raises(TooLargeError, match=r"^more than 2 blocks$"):
-        dom._c_tree(_limit_page(), True, 2)
+        dom._c_collapse(_limit_page(), True, 2)
     with pytest.raises(TooLargeError, match=r"^more than 10 elements and text nodes in the body \(10 per block"):
-        dom._c_tree(html("<html><body>" + "<span></span>" * 40 + "<p>x</p></body></html>"), True, 1)
-    dom._c_tree(_limit_page(), True, 3)        # exactly at the limit: no error
+        dom._c_collapse(html("<html><body>" + "<span></span>" * 40 + "<p>x</p></body></html>"), True, 1)
+    dom._c_collapse(_limit_page(), True, 3)        # exactly at the limit: no error
 
 
 def _sample_pages() -> list[ParsedPage]:
@@ -232,7 +247,7 @@ def test_the_compiled_walk_is_the_one_in_use(monkeypatch):
     # CI must not pass on the fallback alone: the build (setup.py) compiles the C walk where gcc is found
     assert os.environ.get("PAGESIEVE_PURE_PYTHON", "0") in ("", "0"), "unset PAGESIEVE_PURE_PYTHON to test the C walk"
     assert dom._cwalk is not None, "the C walk is not built: pip install -e . (needs gcc and lxml's headers)"
-    assert dom._walk is dom._c_tree
+    assert dom._collapse_dom is dom._c_collapse
     monkeypatch.setenv("PAGESIEVE_PURE_PYTHON", "1")
     assert dom._load_c_walk() is None
     monkeypatch.setenv("PAGESIEVE_PURE_PYTHON", "0")
