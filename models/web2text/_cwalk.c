@@ -1080,6 +1080,10 @@ static PyObject *configure(PyObject *module, PyObject *args, PyObject *kwargs) {
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOO", names, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
                                      &v[6]))
         return NULL;
+    if (busy) {     /* called back from a running walk's Python function: its caches must stay */
+        PyErr_SetString(PyExc_RuntimeError, "_cwalk.configure during a walk");
+        return NULL;
+    }
     for (int i = 0; i < 4; i++) {
         if (!PyAnySet_Check(v[i])) {
             PyErr_SetString(PyExc_TypeError, "tag and attribute name sets must be sets");
