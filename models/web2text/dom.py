@@ -156,27 +156,6 @@ class _Raw:
     depth: list[int]                 # open elements from <body> down to the node, itself included
 
 
-@dataclass(slots=True)
-class _Tree:
-    """The raw content tree as `collapse_dom` reads it, from either walk: `_Raw`'s fields as numpy arrays (the C
-    walk hands over its buffers without a Python object per node), the texts, and the lxml elements of given raw
-    nodes on demand (the C walk makes no proxy for the many elements that neither top a chain nor hold text)."""
-
-    parent: np.ndarray               # intp, like last; the others int64 or bool
-    last: np.ndarray
-    start: np.ndarray
-    stop: np.ndarray
-    depth: np.ndarray
-    context: np.ndarray
-    class_path: np.ndarray
-    is_text: np.ndarray
-    form: np.ndarray
-    in_link: np.ndarray
-    break_before: np.ndarray
-    text: list[str]
-    elements: Callable[[list[int]], list[etree._Element]]
-
-
 def _too_many_blocks(max_blocks: int) -> TooLargeError:
     return TooLargeError(f"more than {max_blocks} blocks")
 
@@ -336,23 +315,6 @@ def _walk_python(page: ParsedPage, context: bool, max_blocks: int | None = None)
     return r, pos
 
 
-def _tree_of(r: _Raw) -> _Tree:
-    element = r.element
-    return _Tree(parent=np.array(r.parent, dtype=np.intp), last=np.array(r.last, dtype=np.intp),
-                 start=np.array(r.start, dtype=np.int64), stop=np.array(r.stop, dtype=np.int64),
-                 depth=np.array(r.depth, dtype=np.int64), context=np.array(r.context, dtype=np.int64),
-                 class_path=np.array(r.class_path, dtype=np.int64), is_text=np.array(r.is_text, dtype=bool),
-                 form=np.array(r.form, dtype=bool), in_link=np.array(r.in_link, dtype=bool),
-                 break_before=np.array(r.break_before, dtype=bool), text=r.text,
-                 elements=lambda indices: [element[i] for i in indices])
-
-
-def _python_tree(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Tree, int]:
-    """The Python walk: the reference, and what runs where the C module cannot load (the cluster's zip)."""
-    r, source_length = _walk_python(page, context, max_blocks)
-    return _tree_of(r), source_length
-
-
 def _c_call(function: Callable, page: ParsedPage, context: bool, max_blocks: int | None) -> tuple | None:
     """`function(root, body, context, max_texts, max_nodes)` of `_cwalk`, its TooLargeError codes raised here;
     None where the C walk does not handle the tree (namespaces, entity references: never from lxml's HTML
@@ -369,19 +331,24 @@ def _c_call(function: Callable, page: ParsedPage, context: bool, max_blocks: int
     return out
 
 
-def _c_tree(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Tree, int]:
-    """The raw tree of the C walk, for the tests (`_c_collapse` also collapses it in C): `_python_tree`'s."""
+def _c_tree(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Raw, int]:
+    """The C walk's raw tree as `_walk_python` gives it, for the tests (`_c_collapse` collapses it in C)."""
     out = _c_call(_cwalk.walk, page, context, max_blocks)
     if out is None:
-        return _python_tree(page, context, max_blocks)
+        return _walk_python(page, context, max_blocks)
     (source_length, parent, last, start, stop, depth, ctx, class_path, is_text, form, in_link, break_before,
      nodes, text) = out
-    ints = functools.partial(np.frombuffer, dtype=np.int64)
-    flags = functools.partial(np.frombuffer, dtype=bool)
-    return _Tree(parent=ints(parent).astype(np.intp, copy=False), last=ints(last).astype(np.intp, copy=False),
-                 start=ints(start), stop=ints(stop), depth=ints(depth), context=ints(ctx),
-                 class_path=ints(class_path), is_text=flags(is_text), form=flags(form), in_link=flags(in_link),
-                 break_before=flags(break_before), text=text, elements=nodes.take), source_length
+
+    def ints(data: bytes) -> list[int]:
+        return np.frombuffer(data, dtype=np.int64).tolist()
+
+    def flags(data: bytes) -> list[bool]:
+        return np.frombuffer(data, dtype=bool).tolist()
+
+    return _Raw(element=nodes.take(range(len(text))), is_text=flags(is_text), parent=ints(parent), text=text,
+                last=ints(last), start=ints(start), stop=ints(stop), form=flags(form), in_link=flags(in_link),
+                break_before=flags(break_before), class_path=ints(class_path), context=ints(ctx),
+                depth=ints(depth)), source_length
 
 
 def _c_collapse(page: ParsedPage, context: bool, max_blocks: int | None = None) -> CollapsedDOM:
@@ -394,7 +361,7 @@ def _c_collapse(page: ParsedPage, context: bool, max_blocks: int | None = None) 
 
 
 def _python_collapse(page: ParsedPage, context: bool, max_blocks: int | None = None) -> CollapsedDOM:
-    return _collapse(*_python_tree(page, context, max_blocks))
+    return _collapse(*_walk_python(page, context, max_blocks))
 
 
 def _load_c_walk() -> ModuleType | None:
@@ -431,12 +398,14 @@ def collapse_dom(page: ParsedPage, context: bool = False, max_blocks: int | None
     return _collapse_dom(page, context, max_blocks)
 
 
-def _collapse(r: _Tree, source_length: int) -> CollapsedDOM:
+def _collapse(r: _Raw, source_length: int) -> CollapsedDOM:
+    """`collapse_dom` of the raw tree of `_walk_python` (the C module does the same steps in C)."""
     n = len(r.parent)
-    parent, last = r.parent, r.last
+    parent = np.array(r.parent, dtype=np.intp)
+    last = np.array(r.last, dtype=np.intp)
     first = np.arange(n)
 
-    def in_subtree(flags: np.ndarray) -> np.ndarray:
+    def in_subtree(flags: list[bool]) -> np.ndarray:
         # True where a node's subtree (itself included) holds a flagged node
         before = np.zeros(n + 1, dtype=np.intp)
         np.cumsum(flags, out=before[1:])
@@ -473,40 +442,37 @@ def _collapse(r: _Tree, source_length: int) -> CollapsedDOM:
     # are text-less), so the chains are the runs of kept nodes that each starting node opens
     kept = np.flatnonzero(has_text)
     kept_list = kept.tolist()
-    is_text_kept = r.is_text[kept].tolist()
     labels = [TEXT_TAG if is_text else tag for is_text, tag in
-              zip(is_text_kept, map(r.text.__getitem__, kept_list), strict=True)]
+              zip(map(r.is_text.__getitem__, kept_list), map(r.text.__getitem__, kept_list), strict=True)]
     bounds = np.flatnonzero(starts_chain[kept]).tolist() + [len(kept_list)]
     tags = [tuple(labels[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
 
-    texts = np.flatnonzero(r.is_text)                            # the text nodes (all kept), in document order
-    texts_list = texts.tolist()
-    leaf_index = cdom_of[texts]
-    leaves = leaf_index.tolist()
+    texts = [i for i in kept_list if r.is_text[i]]               # the text nodes, in document order
+    leaves = cdom_of[texts].tolist() if texts else []
     text: list[str | None] = [None] * m
     holder: list[etree._Element | None] = [None] * m
-    glued = [False] * m
+    in_link, break_before, glued = [False] * m, [False] * m, [False] * m
+    class_path, leaf_context, holder_depth = [-1] * m, [0] * m, [0] * m
     previous_text = None                                         # raw text of the leaf before
-    for k, i, element in zip(leaves, texts_list, r.elements(texts_list), strict=True):
+    for k, i in zip(leaves, texts, strict=True):
         raw_text = r.text[i]
         text[k] = " ".join(raw_text.split())
-        holder[k] = element
+        holder[k] = r.element[i]
+        in_link[k] = r.in_link[i]
+        break_before[k] = r.break_before[i]
         glued[k] = (previous_text is not None and not raw_text[:1].isspace()
                     and not previous_text[-1:].isspace())
         previous_text = raw_text
-
-    def per_leaf(values: np.ndarray, default: int | bool) -> list:
-        out = np.full(m, default, dtype=values.dtype)
-        out[leaf_index] = values[texts]
-        return out.tolist()
-
+        class_path[k] = r.class_path[i]
+        leaf_context[k] = r.context[i]
+        holder_depth[k] = r.depth[i]
     tops_list = tops.tolist()
     return CollapsedDOM(parent=cdom_parent_list, end=cdom_end.tolist(), depth=depth, tags=tags,
-                        top=r.elements(tops_list), start=r.start[tops].tolist(), stop=r.stop[tops].tolist(),
-                        has_form=has_form[tops].tolist(), text=text, holder=holder,
-                        in_link=per_leaf(r.in_link, False), break_before=per_leaf(r.break_before, False),
-                        glued=glued, class_path=per_leaf(r.class_path, -1), context=per_leaf(r.context, 0),
-                        holder_depth=per_leaf(r.depth, 0), leaves=leaves, source_length=source_length)
+                        top=[r.element[i] for i in tops_list], start=[r.start[i] for i in tops_list],
+                        stop=[r.stop[i] for i in tops_list], has_form=has_form[tops].tolist(), text=text,
+                        holder=holder, in_link=in_link, break_before=break_before, glued=glued,
+                        class_path=class_path, context=leaf_context, holder_depth=holder_depth, leaves=leaves,
+                        source_length=source_length)
 
 
 def segment_blocks(cdom: CollapsedDOM) -> Blocks:

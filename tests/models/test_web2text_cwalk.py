@@ -42,11 +42,22 @@ def _c_cdom(page: ParsedPage, context: bool, max_blocks: int | None) -> dom.Coll
 
 def differences(page: ParsedPage, context: bool = True, max_blocks: int | None = None) -> list[str]:
     """Where the C walk differs from the Python walk (empty: identical): the CollapsedDOM fields of the C walk and
-    collapse (what runs), then those of the C walk's raw tree collapsed by `_collapse` (the raw arrays)."""
-    py = _cdom(dom._python_tree, page, context, max_blocks)
-    c = _c_cdom(page, context, max_blocks)
-    raw = _cdom(dom._c_tree, page, context, max_blocks)
-    return _fields_differ(c, py) + [f"raw tree: {d}" for d in _fields_differ(raw, py)]
+    collapse (what runs), then the raw trees of both walks, field by field."""
+    py = _cdom(dom._walk_python, page, context, max_blocks)
+    out = _fields_differ(_c_cdom(page, context, max_blocks), py)
+    try:
+        c_raw, py_raw = dom._c_tree(page, context, max_blocks), dom._walk_python(page, context, max_blocks)
+    except TooLargeError:
+        return out                                # compared above, message and all
+    if c_raw[1] != py_raw[1]:
+        out.append("raw tree: source_length")
+    for name in dom._Raw.__slots__:
+        a, b = getattr(c_raw[0], name), getattr(py_raw[0], name)
+        same = (len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=False)) if name == "element" else
+                a == b and [type(v) for v in a] == [type(v) for v in b])
+        if not same:
+            out.append(f"raw tree: {name}")
+    return out
 
 
 def _fields_differ(c: dom.CollapsedDOM | str, py: dom.CollapsedDOM | str) -> list[str]:
