@@ -41,11 +41,13 @@ typedef struct {
     size_t mask, used, bytes;
 } Table;
 
-/* A cache this full is emptied: bounded memory on hostile pages (at most ~5 MB of keys and slots per cache, the
- * Python str values aside); keys over CACHE_MAX_BYTES (long attribute values) are not cached. */
-#define CACHE_MAX_ENTRIES 32768
-#define CACHE_MAX_KEY_BYTES (4u << 20)
-#define CACHE_MAX_BYTES 1024
+/* A cache this full is emptied: bounded memory on hostile pages (at most 2 MB of keys and ~1.5 MB of slots per
+ * cache, plus the token cache's strings); values over CACHE_MAX_BYTES are not cached, like the Python caches'
+ * CACHED_CHARS (pagesieve.models.page.context). All memory comes from PyMem_* (the GIL is held), so tracemalloc
+ * sees it. */
+#define CACHE_MAX_ENTRIES 16384
+#define CACHE_MAX_KEY_BYTES (2u << 20)
+#define CACHE_MAX_BYTES 256
 
 static uint64_t hash2(const char *a, size_t alen, const char *b, size_t blen) {
     uint64_t h = 1469598103934665603ULL;
@@ -59,11 +61,11 @@ static void table_clear(Table *t) {
     if (t->slots == NULL) return;
     for (size_t i = 0; i <= t->mask; i++) {
         if (t->slots[i].key != NULL) {
-            free(t->slots[i].key);
+            PyMem_Free(t->slots[i].key);
             Py_XDECREF(t->slots[i].obj);
         }
     }
-    free(t->slots);
+    PyMem_Free(t->slots);
     t->slots = NULL;
     t->mask = 0;
     t->used = 0;
@@ -87,7 +89,7 @@ static int table_add(Table *t, uint64_t h, const char *a, size_t alen, const cha
     if (t->used >= CACHE_MAX_ENTRIES || t->bytes >= CACHE_MAX_KEY_BYTES) table_clear(t);
     if (t->slots == NULL || 2 * (t->used + 1) > t->mask + 1) {
         size_t cap = t->slots == NULL ? 256 : 2 * (t->mask + 1);
-        Slot *slots = calloc(cap, sizeof(Slot));
+        Slot *slots = PyMem_Calloc(cap, sizeof(Slot));
         if (slots == NULL) goto nomem;
         if (t->slots != NULL) {
             for (size_t i = 0; i <= t->mask; i++) {
@@ -96,12 +98,12 @@ static int table_add(Table *t, uint64_t h, const char *a, size_t alen, const cha
                 while (slots[j].key != NULL) j = (j + 1) & (cap - 1);
                 slots[j] = t->slots[i];
             }
-            free(t->slots);
+            PyMem_Free(t->slots);
         }
         t->slots = slots;
         t->mask = cap - 1;
     }
-    char *key = malloc(alen + blen + 1);
+    char *key = PyMem_Malloc(alen + blen + 1);
     if (key == NULL) goto nomem;
     memcpy(key, a, alen);
     memcpy(key + alen, b, blen);
@@ -296,17 +298,17 @@ static int raw_grow(Raw *r) {
     Py_ssize_t cap = r->cap ? 2 * r->cap : 1024;
     int64_t **ints[] = {&r->parent, &r->last, &r->start, &r->stop, &r->depth, &r->context, &r->path};
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-        int64_t *p = realloc(*ints[i], cap * sizeof(int64_t));
+        int64_t *p = PyMem_Realloc(*ints[i], cap * sizeof(int64_t));
         if (p == NULL) return -1;
         *ints[i] = p;
     }
     char **flags[] = {&r->is_text, &r->form, &r->in_link, &r->brk};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-        char *p = realloc(*flags[i], cap);
+        char *p = PyMem_Realloc(*flags[i], cap);
         if (p == NULL) return -1;
         *flags[i] = p;
     }
-    xmlNode **p = realloc(r->node, cap * sizeof(xmlNode *));
+    xmlNode **p = PyMem_Realloc(r->node, cap * sizeof(xmlNode *));
     if (p == NULL) return -1;
     r->node = p;
     r->cap = cap;
@@ -314,9 +316,9 @@ static int raw_grow(Raw *r) {
 }
 
 static void raw_free(Raw *r) {
-    free(r->parent); free(r->last); free(r->start); free(r->stop); free(r->depth); free(r->context); free(r->path);
-    free(r->is_text); free(r->form); free(r->in_link); free(r->brk);
-    free(r->node);
+    void *arrays[] = {r->parent, r->last, r->start, r->stop, r->depth, r->context, r->path, r->is_text, r->form,
+                      r->in_link, r->brk, r->node};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
 }
 
 /* uint64 -> int64 map for the class paths of one page: (parent path id + 1, token id) -> path id */
@@ -335,10 +337,10 @@ static uint64_t mix(uint64_t x) {
 static int64_t intmap_setdefault(IntMap *m, uint64_t key, int64_t fresh) {
     if (m->keys == NULL || 2 * (m->used + 1) > m->mask + 1) {
         size_t cap = m->keys == NULL ? 256 : 2 * (m->mask + 1);
-        uint64_t *keys = calloc(cap, sizeof(uint64_t));
-        int64_t *values = malloc(cap * sizeof(int64_t));
+        uint64_t *keys = PyMem_Calloc(cap, sizeof(uint64_t));
+        int64_t *values = PyMem_Malloc(cap * sizeof(int64_t));
         if (keys == NULL || values == NULL) {
-            free(keys); free(values);
+            PyMem_Free(keys); PyMem_Free(values);
             PyErr_NoMemory();
             return -1;
         }
@@ -350,7 +352,7 @@ static int64_t intmap_setdefault(IntMap *m, uint64_t key, int64_t fresh) {
                 keys[j] = m->keys[i];
                 values[j] = m->values[i];
             }
-            free(m->keys); free(m->values);
+            PyMem_Free(m->keys); PyMem_Free(m->values);
         }
         m->keys = keys; m->values = values; m->mask = cap - 1;
     }
@@ -400,7 +402,7 @@ static int collect_text(xmlNode *c, Scratch *scratch, Text *out) {
         return 0;
     }
     if (scratch->cap < total) {
-        char *b = realloc(scratch->buf, total);
+        char *b = PyMem_Realloc(scratch->buf, total);
         if (b == NULL) {
             PyErr_NoMemory();
             return -1;
@@ -511,7 +513,7 @@ typedef struct {
 
 static void nodes_dealloc(Nodes *self) {
     Py_XDECREF(self->root);
-    free(self->node);
+    PyMem_Free(self->node);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -738,8 +740,8 @@ static void on_end(Walk *w, Open *o, xmlNode *body) {
 static int push_open(Walk *w, xmlNode *node, int64_t num) {
     if (w->wn == w->wcap) {
         Py_ssize_t cap = w->wcap ? 2 * w->wcap : 256;
-        Open *s = realloc(w->wstack, cap * sizeof(Open));
-        int64_t *o = realloc(w->open, cap * sizeof(int64_t));
+        Open *s = PyMem_Realloc(w->wstack, cap * sizeof(Open));
+        int64_t *o = PyMem_Realloc(w->open, cap * sizeof(int64_t));
         if (s != NULL) w->wstack = s;
         if (o != NULL) w->open = o;
         if (s == NULL || o == NULL) {
@@ -871,10 +873,11 @@ static PyObject *cdom_fields(Walk *w, PyObject *root_obj) {
     struct LxmlDocument *doc = ((struct LxmlElement *)root_obj)->_doc;
     PyObject *f[C_FIELDS] = {NULL};
     PyObject *result = NULL, *chain = NULL, *minus1 = NULL, *zero = NULL;
-    int64_t *text_before = malloc((n + 1) * sizeof(int64_t)), *form_before = malloc((n + 1) * sizeof(int64_t));
-    int64_t *kept_children = calloc(n + 1, sizeof(int64_t)), *top = malloc((n + 1) * sizeof(int64_t));
-    int64_t *starts_before = malloc((n + 1) * sizeof(int64_t)), *depth = NULL;
-    char *kept = malloc(n + 1), *starts = malloc(n + 1);
+    int64_t *text_before = PyMem_Malloc((n + 1) * sizeof(int64_t));
+    int64_t *form_before = PyMem_Malloc((n + 1) * sizeof(int64_t));
+    int64_t *kept_children = PyMem_Calloc(n + 1, sizeof(int64_t)), *top = PyMem_Malloc((n + 1) * sizeof(int64_t));
+    int64_t *starts_before = PyMem_Malloc((n + 1) * sizeof(int64_t)), *depth = NULL;
+    char *kept = PyMem_Malloc(n + 1), *starts = PyMem_Malloc(n + 1);
     if (!text_before || !form_before || !kept_children || !top || !starts_before || !kept || !starts) {
         PyErr_NoMemory();
         goto done;
@@ -899,7 +902,7 @@ static PyObject *cdom_fields(Walk *w, PyObject *root_obj) {
         starts_before[i + 1] = starts_before[i] + starts[i];
     }
     Py_ssize_t m = (Py_ssize_t)starts_before[n];
-    depth = calloc(m + 1, sizeof(int64_t));
+    depth = PyMem_Calloc(m + 1, sizeof(int64_t));
     minus1 = PyLong_FromLong(-1);
     zero = PyLong_FromLong(0);
     if (depth == NULL || minus1 == NULL || zero == NULL) {
@@ -990,8 +993,13 @@ done:
     Py_XDECREF(chain);
     Py_XDECREF(minus1);
     Py_XDECREF(zero);
-    free(text_before); free(form_before); free(kept_children); free(top); free(starts_before); free(depth);
-    free(kept); free(starts);
+    PyMem_Free(text_before);
+    PyMem_Free(form_before);
+    PyMem_Free(kept_children);
+    PyMem_Free(top);
+    PyMem_Free(starts_before);
+    PyMem_Free(depth);
+    PyMem_Free(kept); PyMem_Free(starts);
     return result;
 }
 
@@ -1055,11 +1063,11 @@ static PyObject *walk_and(PyObject *args, int collapse) {
                            w.texts);
 done:
     raw_free(&w.r);
-    free(w.wstack);
-    free(w.open);
-    free(w.paths.keys);
-    free(w.paths.values);
-    free(w.scratch.buf);
+    PyMem_Free(w.wstack);
+    PyMem_Free(w.open);
+    PyMem_Free(w.paths.keys);
+    PyMem_Free(w.paths.values);
+    PyMem_Free(w.scratch.buf);
     Py_XDECREF(w.texts);
     Py_XDECREF(w.token_ids);
     busy = 0;
@@ -1103,7 +1111,14 @@ static PyObject *configure(PyObject *module, PyObject *args, PyObject *kwargs) {
     Py_RETURN_NONE;
 }
 
+static PyObject *cache_sizes(PyObject *module, PyObject *unused) {
+    return Py_BuildValue("{s(nn)s(nn)s(nn)s(nn)}", "tag", tag_cache.used, tag_cache.bytes, "attribute",
+                         attr_cache.used, attr_cache.bytes, "bits", bits_cache.used, bits_cache.bytes, "token",
+                         token_cache.used, token_cache.bytes);
+}
+
 static PyMethodDef methods[] = {
+    {"cache_sizes", cache_sizes, METH_NOARGS, "{cache: (entries, key bytes)} of the process-wide caches"},
     {"walk", walk, METH_VARARGS,
      "walk(root, body, context, max_texts, max_nodes): the raw content tree (a tuple), None for a tree this walk "
      "does not handle, or 1 / 2 for too many blocks / nodes."},

@@ -220,6 +220,19 @@ def test_too_large_messages():
     dom._c_collapse(_limit_page(), True, 3)        # exactly at the limit: no error
 
 
+def test_the_c_caches_stay_bounded_on_unique_values():
+    # 18,000 distinct class, id and style values (each page its own): the caches empty themselves at 16,384
+    # entries or 2 MB of keys, and values over 256 bytes are never kept
+    for p in range(9):
+        cells = "".join(f"<p class='c{p}-{i} {'k' * 150}' id='i{p}-{i}' style='{'s' * 300}{i}'>{i}</p>"
+                        for i in range(2000))
+        dom._c_collapse(html(f"<html><body>{cells}</body></html>"), True)
+    sizes = dom._cwalk.cache_sizes()
+    for name, (entries, key_bytes) in sizes.items():
+        assert entries <= 16384 and key_bytes <= 2 * 2**20 + 300, (name, entries, key_bytes)
+    assert sizes["bits"][0] > 0 and sizes["token"][0] > 0
+
+
 def _sample_pages() -> list[ParsedPage]:
     pages = []
     for row in iter_records(str(SAMPLE_WARC)):
