@@ -1,15 +1,16 @@
-/* The Web2Text raw content tree walk (`pagesieve.models.web2text.dom._walk_python`) in C.
+/* The Web2Text Collapsed DOM (`pagesieve.models.web2text.dom.collapse_dom`) in C: the walk of `_walk_python` and
+ * the collapse of `_collapse`, with the same values.
  *
  * It reads libxml2's xmlNode tree under an lxml element directly (lxml's `struct LxmlElement` gives the node) and
  * reproduces what the Python loop over `etree.iterwalk` computes, value for value: lxml's `.text`/`.tail` (runs of
  * adjacent text nodes), lengths in code points (libxml2 holds UTF-8), `str.isspace()`, the estimated source
  * offsets, never-rendered subtrees, the class-path ids in first-seen order and the context bits (computed by the
- * Python functions, cached here per distinct value). No Python proxy is made per element: the caller asks for the
- * proxies of the raw nodes it keeps (`Nodes.take`).
+ * Python functions, cached here per distinct value). No Python proxy is made per element: `collapse_dom` makes
+ * them for the chain tops and text holders only, `walk` (the raw tree, for the tests) on demand (`Nodes.take`).
  *
- * `walk` returns None for a tree it does not handle (a namespaced element or attribute, an entity reference, an
- * attribute value made of several nodes: none of them comes out of lxml's HTML parser), and the caller then runs
- * the Python walk: a result of this module is either exact or absent.
+ * Both return None for a tree this module does not handle (a namespaced element or attribute, an entity
+ * reference, an attribute value made of several nodes: none of them comes out of lxml's HTML parser), and the
+ * caller then runs the Python walk: a result of this module is either exact or absent.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
