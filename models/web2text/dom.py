@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -320,9 +321,9 @@ def _c_call(function: Callable, page: ParsedPage, context: bool, max_blocks: int
     None where the C walk does not handle the tree (namespaces, entity references: never from lxml's HTML
     parser), which the caller hands to the Python walk."""
     root, body = page.root, page.body
-    if not (isinstance(root, etree._Element) and isinstance(body, etree._Element)):
-        return None
     max_texts, max_nodes = _limits(max_blocks)
+    if not (isinstance(root, etree._Element) and isinstance(body, etree._Element)) or max_nodes > sys.maxsize:
+        return None
     out = function(root, body, context, max_texts, max_nodes)
     if out == 1:
         raise _too_many_blocks(max_blocks)
@@ -393,7 +394,8 @@ def collapse_dom(page: ParsedPage, context: bool = False, max_blocks: int | None
 
     The raw tree is in pre-order and each node knows its subtree's last node, so the subtree sums (has it text,
     has it a form element), the kept children, the chains and each CDOM node's end are numpy over the raw
-    arrays, not Python loops over every raw node.
+    arrays, not Python loops over every raw node. Where the C module is built, all of it runs in C instead
+    (module docstring).
     """
     return _collapse_dom(page, context, max_blocks)
 

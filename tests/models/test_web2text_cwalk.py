@@ -267,6 +267,7 @@ def test_too_large_messages():
     with pytest.raises(TooLargeError, match=r"^more than 10 elements and text nodes in the body \(10 per block"):
         dom._c_collapse(html("<html><body>" + "<span></span>" * 40 + "<p>x</p></body></html>"), True, 1)
     dom._c_collapse(_limit_page(), True, 3)        # exactly at the limit: no error
+    assert len(dom._c_collapse(_limit_page(), True, 2**62).leaves) == 3     # over C's range: the Python walk
 
 
 def test_the_c_caches_stay_bounded_on_unique_values():
