@@ -2,7 +2,7 @@
 
 import os
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 # Root folders of the design card become subpackages of `pagesieve`, so an install never puts
 # generic top-level modules such as `models` or `jobs` into site-packages. Nested packages are
@@ -18,6 +18,19 @@ for sub, folder in ROOTS.items():
     package_dir[f"pagesieve.{sub}"] = folder
     packages += [f"pagesieve.{sub}"] + [f"pagesieve.{sub}.{p}" for p in find_packages(folder)]
 
+
+
+def _extensions() -> list[Extension]:
+    """The Web2Text Collapsed DOM walk in C (docs/performance.md#the-collapsed-dom-walk-in-c). Optional: without
+    gcc or lxml's headers the build goes on and `models/web2text/dom.py` runs its Python walk."""
+    try:
+        import lxml  # the build requirement (pyproject.toml); its wheel ships etree.h and libxml2's headers
+    except ImportError:
+        return []
+    return [Extension("pagesieve.models.web2text._cwalk", ["models/web2text/_cwalk.c"],
+                      include_dirs=lxml.get_include(), extra_compile_args=["-O2"], optional=True)]
+
+
 setup(
     name="pagesieve",
     version="0.1.0",
@@ -25,6 +38,7 @@ setup(
     python_requires=">=3.11",
     package_dir=package_dir,
     packages=packages,
+    ext_modules=_extensions(),
     package_data={"pagesieve.conf": ["*.toml", "*.json", "*.txt", "*.properties", "*.sh",
                                      "amber/*.toml", "amber/gazetteers/*.txt",      # AMBER domains, gazetteers
                                      "splits/*/*.txt"],                             # benchmark train/test ids

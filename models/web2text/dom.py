@@ -21,13 +21,22 @@ estimated serialisation (tags with their attributes, text, comments). Features t
 defines on "the source code" (relative position, body percentage) use them. A start tag `<tag a="v">`
 counts len(tag) + 2, plus len(name) + len(value) + 4 per attribute; an end tag len(tag) + 3; a comment
 or PI its text + 7. The walk and `_hidden_len` each count it inline (one read of each tag).
+
+Two walks build the same raw tree: `_cwalk.c` reads libxml2's nodes under the lxml root in C (no Python object per
+element; docs/performance.md#the-collapsed-dom-walk-in-c), and `_walk_python`, the reference, runs where the
+extension is not built or cannot load (the cluster's zip of .py files) or when PAGESIEVE_PURE_PYTHON=1. The choice
+is made once, at import (`_collapse_dom`); the C module also does the collapse (the numpy steps of `_collapse`, in
+the same order). tests/models/test_web2text_cwalk.py holds both to identical CollapsedDOMs.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import os
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 from lxml import etree
@@ -148,7 +157,23 @@ class _Raw:
     depth: list[int]                 # open elements from <body> down to the node, itself included
 
 
-def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Raw, int]:
+def _too_many_blocks(max_blocks: int) -> TooLargeError:
+    return TooLargeError(f"more than {max_blocks} blocks")
+
+
+def _too_many_nodes(max_nodes: int) -> TooLargeError:
+    return TooLargeError(f"more than {max_nodes} elements and text nodes in the body "
+                         f"({NODES_PER_BLOCK} per block allowed)")
+
+
+def _limits(max_blocks: int | None) -> tuple[int, int]:
+    """(text nodes, raw nodes) allowed; -1 for no limit."""
+    if max_blocks is None:
+        return -1, -1
+    return max_blocks, max_blocks * NODES_PER_BLOCK
+
+
+def _walk_python(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Raw, int]:
     """Build the raw content tree of the body and the estimated source length of the whole page (with each
     node's context bits if `context`, else zeros: they cost about 1 us per element, which Web2Text never reads).
     With `max_blocks`, raise TooLargeError as soon as the tree holds more text nodes (each is one block) or more
@@ -178,8 +203,7 @@ def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tup
     pending_break = False
     last_text = -1                   # raw index of the latest text node
     n_texts = 0
-    max_texts = max_blocks if max_blocks is not None else -1
-    max_nodes = max_blocks * NODES_PER_BLOCK if max_blocks is not None else -1
+    max_texts, max_nodes = _limits(max_blocks)
 
     # `walk_tree(root, INVISIBLE_TAGS)`, inlined: the walk skips the never-rendered subtrees (head, scripts, ...)
     # but the estimate counts their markup
@@ -217,8 +241,7 @@ def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tup
                                      else attribute_bits(name, value))
                 if inside:
                     if len(parents) == max_nodes:
-                        raise TooLargeError(f"more than {max_nodes} elements and text nodes in the body "
-                                            f"({NODES_PER_BLOCK} per block allowed)")
+                        raise _too_many_nodes(max_nodes)
                     if tag in BLOCK_TAGS:
                         pending_break = True
                     add_element(node)
@@ -270,9 +293,7 @@ def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tup
                     stops[last_text] = pos + len(text)
                 else:
                     if n_texts == max_texts or len(parents) == max_nodes:
-                        raise TooLargeError(f"more than {max_blocks} blocks" if n_texts == max_texts else
-                                            f"more than {max_nodes} elements and text nodes in the body "
-                                            f"({NODES_PER_BLOCK} per block allowed)")
+                        raise _too_many_blocks(max_blocks) if n_texts == max_texts else _too_many_nodes(max_nodes)
                     n_texts += 1
                     add_element(element[holder])
                     add_is_text(True)
@@ -295,6 +316,75 @@ def _walk(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tup
     return r, pos
 
 
+def _c_call(function: Callable, page: ParsedPage, context: bool, max_blocks: int | None) -> tuple | None:
+    """`function(root, body, context, max_texts, max_nodes)` of `_cwalk`, its TooLargeError codes raised here;
+    None where the C walk does not handle the tree (namespaces, entity references: never from lxml's HTML
+    parser), which the caller hands to the Python walk."""
+    root, body = page.root, page.body
+    max_texts, max_nodes = _limits(max_blocks)
+    if not (isinstance(root, etree._Element) and isinstance(body, etree._Element)) or max_nodes > sys.maxsize:
+        return None
+    out = function(root, body, context, max_texts, max_nodes)
+    if out == 1:
+        raise _too_many_blocks(max_blocks)
+    if out == 2:
+        raise _too_many_nodes(max_nodes)
+    return out
+
+
+def _c_tree(page: ParsedPage, context: bool, max_blocks: int | None = None) -> tuple[_Raw, int]:
+    """The C walk's raw tree as `_walk_python` gives it, for the tests (`_c_collapse` collapses it in C)."""
+    out = _c_call(_cwalk.walk, page, context, max_blocks)
+    if out is None:
+        return _walk_python(page, context, max_blocks)
+    (source_length, parent, last, start, stop, depth, ctx, class_path, is_text, form, in_link, break_before,
+     nodes, text) = out
+
+    def ints(data: bytes) -> list[int]:
+        return np.frombuffer(data, dtype=np.int64).tolist()
+
+    def flags(data: bytes) -> list[bool]:
+        return np.frombuffer(data, dtype=bool).tolist()
+
+    return _Raw(element=nodes.take(range(len(text))), is_text=flags(is_text), parent=ints(parent), text=text,
+                last=ints(last), start=ints(start), stop=ints(stop), form=flags(form), in_link=flags(in_link),
+                break_before=flags(break_before), class_path=ints(class_path), context=ints(ctx),
+                depth=ints(depth)), source_length
+
+
+def _c_collapse(page: ParsedPage, context: bool, max_blocks: int | None = None) -> CollapsedDOM:
+    """`collapse_dom` in C (`_cwalk.c`: the walk, then `_collapse`'s steps over its arrays); the Python walk and
+    `_collapse` for a tree the C walk does not handle."""
+    out = _c_call(_cwalk.collapse_dom, page, context, max_blocks)
+    if out is None:
+        return _python_collapse(page, context, max_blocks)
+    return CollapsedDOM(*out)
+
+
+def _python_collapse(page: ParsedPage, context: bool, max_blocks: int | None = None) -> CollapsedDOM:
+    return _collapse(*_walk_python(page, context, max_blocks))
+
+
+def _load_c_walk() -> ModuleType | None:
+    """The C walk's module, or None: not built (no gcc), not loadable (the cluster's zip of .py files), or
+    PAGESIEVE_PURE_PYTHON set to anything but 0 (to run and test the fallback)."""
+    if os.environ.get("PAGESIEVE_PURE_PYTHON", "0") not in ("", "0"):
+        return None
+    try:
+        from . import _cwalk as module
+    except ImportError:
+        return None
+    module.configure(invisible=INVISIBLE_TAGS, block=BLOCK_TAGS, form=FORM_TAGS, cue=CUE_ATTRIBUTES,
+                     tag_bits=tag_bits, attribute_bits=attribute_bits, class_token=_class_token)
+    return module
+
+
+_cwalk = _load_c_walk()
+# chosen once: what every collapse_dom runs
+_collapse_dom: Callable[[ParsedPage, bool, int | None], CollapsedDOM] = (
+    _c_collapse if _cwalk is not None else _python_collapse)
+
+
 def collapse_dom(page: ParsedPage, context: bool = False, max_blocks: int | None = None) -> CollapsedDOM:
     """Section 3.1: prune the body's tree and merge single-child parents into their child.
 
@@ -304,9 +394,14 @@ def collapse_dom(page: ParsedPage, context: bool = False, max_blocks: int | None
 
     The raw tree is in pre-order and each node knows its subtree's last node, so the subtree sums (has it text,
     has it a form element), the kept children, the chains and each CDOM node's end are numpy over the raw
-    arrays, not Python loops over every raw node.
+    arrays, not Python loops over every raw node. Where the C module is built, all of it runs in C instead
+    (module docstring).
     """
-    r, source_length = _walk(page, context, max_blocks)
+    return _collapse_dom(page, context, max_blocks)
+
+
+def _collapse(r: _Raw, source_length: int) -> CollapsedDOM:
+    """`collapse_dom` of the raw tree of `_walk_python` (the C module does the same steps in C)."""
     n = len(r.parent)
     parent = np.array(r.parent, dtype=np.intp)
     last = np.array(r.last, dtype=np.intp)

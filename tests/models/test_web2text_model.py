@@ -96,11 +96,13 @@ def test_packaged_model_loads_from_the_py_files_zip(tmp_path):
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from pagesieve.models.registry import build_method; "
             "from pagesieve.models.page import parse_page; m = build_method('web2text', {'device': 'cpu'}); "
             "import pagesieve; print(pagesieve.__file__); "
+            "from pagesieve.models.web2text import dom; print(dom._collapse_dom.__name__); "
             "print(m.process(parse_page(b'<html><body><p>' + b'The cat sat on the mat. ' * 20 + b'</p></body>')).text)")
     proc = subprocess.run([python, "-c", code, build_zip()], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    where, text = proc.stdout.splitlines()[:2]
+    where, walk, text = proc.stdout.splitlines()[:3]
     assert "pagesieve.zip" in where and text.startswith("The cat sat on the mat.")
+    assert walk == "_python_collapse"     # the wheel's C walk (a .so) cannot load from a zip: the Python walk runs
 
 
 def test_length_groups_bound_the_padded_tensor_and_the_padding():
