@@ -53,7 +53,7 @@ def _serve(conn: Any, method_class: type[Method], settings: Any, timeout_s: floa
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises it
         conn.send(("failed", one_line(exc)))
         return
-    conn.send(("ready", None))
+    conn.send(("ready", method.batches()))     # the instance decides (BlockNet batches only on CUDA)
     try:
         while (message := conn.recv()) is not None:
             what, pages = message
@@ -77,7 +77,7 @@ class SupervisedRunner:
         self.kind = method_class.kind()
         self.restarts = 0
         self._failure = method_class.result_type.failure
-        self._batched = bool(method_class.batched or method_class.group_by)
+        self._batched = False    # the child's method says, when it is built (`Method.batches()`)
         self._context = multiprocessing.get_context("fork")
         self._process: Any = None
         self._conn: Any = None
@@ -98,6 +98,7 @@ class SupervisedRunner:
         if status != "ready":
             self._kill()
             raise RuntimeError(f"building {self.method_id} in a child process failed: {detail}")
+        self._batched = detail
 
     def _receive(self, timeout_s: float | None) -> Any:
         if not self._conn.poll(timeout_s):
@@ -123,6 +124,8 @@ class SupervisedRunner:
     def run(self, pages: Sequence[PageInput]) -> list[Outcome]:
         """One outcome per page, in order; a batch that fails or overruns is retried page by page."""
         pages = list(pages)
+        if pages and self._process is None:
+            self._start()            # before the choice: the built method says whether it batches
         if self._batched and pages:
             self._send(("batch", pages))
             try:

@@ -79,6 +79,16 @@ class Backtracking(Cleaner):
         return CleanResult(text=page.page_id)
 
 
+class BatchedOnlyOnAGpu(Backtracking):
+    """Batched as a class, but this instance runs page by page (as BlockNet on the CPU)."""
+
+    name = "batched_only_on_a_gpu"
+    batched = True
+
+    def batches(self):
+        return False
+
+
 class Crashing(Cleaner):
     """Segfaults on page "crash" (a C extension gone wrong)."""
 
@@ -143,6 +153,18 @@ def test_the_process_guard_stops_a_c_call_the_alarm_cannot():
         assert [(o.result.status, o.result.text) for o in outcomes] == [("ok", "a"), ("timeout", ""), ("ok", "c")]
         assert runner.restarts == 1
         assert "worker process killed" in outcomes[1].result.error
+    finally:
+        runner.close()
+
+
+def test_the_process_guard_asks_the_built_method_whether_it_batches():
+    # sent page by page, as to any method that does not batch, the stuck page is stopped by the parent's deadline
+    # (one restart); sent as a batch (what the class says), the child's own alarms would stop it (no restart)
+    runner = SupervisedRunner(BatchedOnlyOnAGpu, BatchedOnlyOnAGpu.settings_class(), timeout_s=0.5)
+    try:
+        outcomes = runner.run([page("a", GOOD), page("regex", GOOD), page("c", GOOD)])
+        assert [(o.result.status, o.result.text) for o in outcomes] == [("ok", "a"), ("timeout", ""), ("ok", "c")]
+        assert runner.restarts == 1
     finally:
         runner.close()
 
