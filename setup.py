@@ -19,7 +19,6 @@ for sub, folder in ROOTS.items():
     packages += [f"pagesieve.{sub}"] + [f"pagesieve.{sub}.{p}" for p in find_packages(folder)]
 
 
-
 def _extensions() -> list[Extension]:
     """The Web2Text Collapsed DOM walk in C (docs/performance.md#the-collapsed-dom-walk-in-c). Optional: without
     gcc or lxml's headers the build goes on and `models/web2text/dom.py` runs its Python walk."""
