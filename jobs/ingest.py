@@ -3,9 +3,10 @@
     pagesieve ingest data/sample/sample.warc.gz --out out/pages
     spark-submit --py-files dist/pagesieve.zip jobs/ingest.py 's3://bucket/crawl/*.warc.gz' --out s3://bucket/pages
 
-One Spark task per input file, which writes that archive's pages itself and commits them with a
-marker (see `pagesieve.archives.pages_writer`): re-running the same command skips the archives
-already committed, so a killed job continues where it stopped; `--force` redoes them. An archive is
+Each archive's pages are written and committed by the task that reads it, with a marker per archive (see
+`pagesieve.archives.pages_writer`): re-running the same command skips the archives already committed, so a
+killed job continues where it stopped; `--force` redoes them. Small archives share a task (`group_archives`,
+`ingest.task_bytes`): a Spark task costs ~25 ms of its own, more than reading a small archive. An archive is
 known by its absolute URI, size and modification time, never by the path as typed: the same file
 named two ways is read once, and a file changed in place is read again (with a warning). Every
 record is accounted for: HTML responses become `pages` rows; everything else (requests,
@@ -18,25 +19,26 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import sys
+from collections.abc import Sequence
 
 from pagesieve.jobs.common import (
+    TASKS_PER_CORE,
     ConfigError,
     Report,
     check_apart,
     check_output,
     check_readable_file,
     check_table,
-    counts_by,
     exit_on_config_error,
     job_parser,
     load_config,
     spark_session,
 )
-from pagesieve.schemas import PAGES, spark_schema
 
-__all__ = ["list_archives", "check_inputs_apart", "check_profile_name", "run", "main"]
+__all__ = ["list_archives", "check_inputs_apart", "check_profile_name", "group_archives", "run", "main"]
 
 log = logging.getLogger(__name__)
 
@@ -116,18 +118,19 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
     if resumed:
         log.info("resuming: %d of %d archives already committed in %s (--force redoes them)",
                  len(resumed), len(archives), out)
-    task = functools.partial(_ingest_one, out=out, max_body_bytes=settings.max_body_bytes,
+    task = functools.partial(_ingest_group, out=out, max_body_bytes=settings.max_body_bytes,
                              rows_per_file=settings.max_records_per_file, rows_per_batch=settings.rows_per_batch,
                              profile=profile, codec=settings.codec)
-    # one task per archive: the archive is the unit of work, of retry and of resume
-    fresh = spark.sparkContext.parallelize(todo, len(todo)).map(task).collect() if todo else []
+    groups = group_archives([identity["size"] for _, identity in todo], spark.sparkContext.defaultParallelism,
+                            settings.task_bytes)
+    tasks = [[todo[i] for i in group] for group in groups]
+    fresh = spark.sparkContext.parallelize(tasks, len(tasks)).flatMap(task).collect() if tasks else []
     markers = resumed + fresh
     reasons: Counter[str] = Counter()
+    statuses: Counter[str] = Counter()
     for marker in markers:
         reasons.update(marker["by_reason"])
-    files = [f"{out.rstrip('/')}/{name}" for m in markers for name in m["files"]]
-    # one groupBy over the written pages gives both the status counts and, summed, the page count
-    statuses = counts_by(spark.read.schema(spark_schema(PAGES)).parquet(*files), "ingest_status") if files else {}
+        statuses.update(marker["ingest_status"])   # what the archive's task wrote, counted as it wrote it
     n_pages = sum(statuses.values())
     skipped = {k: v for k, v in reasons.items() if k != "page"}
     report.check_accounting(sum(reasons.values()), {"pages": n_pages, **skipped}, "records")
@@ -137,8 +140,34 @@ def run(spark, inputs: list[str], out: str, config, report: Report, *, force: bo
     report.set(inputs=list(inputs), archives=len(archives), archives_resumed=len(resumed),
                skipped_inputs=dict(skipped_inputs), input_records=sum(reasons.values()), pages=n_pages, skipped=skipped,
                bytes_skipped=byte_counts["skipped"], stylesheets_kept=sum(m.get("resources", 0) for m in markers),
-               ingest_status=statuses, output=out)
+               ingest_status=dict(statuses), output=out)
     return n_pages
+
+
+def group_archives(sizes: Sequence[int | None], cores: int, task_bytes: int) -> list[list[int]]:
+    """The archives (their indices in `sizes`, bytes each; None when unknown) that each Spark task reads, in turn.
+
+    A Spark task costs ~25 ms of scheduling and Python hand-off on top of its work (docs/performance.md), as much
+    as reading a 1 MB archive, so thousands of small archives, one task each, spend more time on tasks than on
+    pages. Archives are packed, largest first, each to the task with the fewest bytes (an unknown size counts as
+    `task_bytes`), into as many tasks as there are `task_bytes` in all, but never fewer than `TASKS_PER_CORE`
+    per core (a core that drew slow archives hands the rest to the others) and never more than one per archive.
+    `task_bytes` 0: one task per archive. Resume stays per archive: each archive commits its own marker.
+    """
+    n = len(sizes)
+    if n == 0:
+        return []
+    if task_bytes <= 0:
+        return [[i] for i in range(n)]
+    weights = [task_bytes if size is None else size for size in sizes]
+    tasks = min(n, max(TASKS_PER_CORE * max(cores, 1), math.ceil(sum(weights) / task_bytes)))
+    groups: list[list[int]] = [[] for _ in range(tasks)]
+    loads = [0] * tasks
+    for i in sorted(range(n), key=lambda i: (-weights[i], i)):
+        lightest = loads.index(min(loads))
+        groups[lightest].append(i)
+        loads[lightest] += weights[i]
+    return [sorted(group) for group in groups]
 
 
 def _bytes(markers: list[dict]) -> dict[str, int]:
@@ -167,11 +196,10 @@ def _same_file(marker: dict, identity: dict) -> bool:
     return (marker.get("size"), marker.get("mtime")) == (identity["size"], identity["mtime"])
 
 
-def _ingest_one(item: tuple[str, dict], **kwargs) -> dict:
+def _ingest_group(items: list[tuple[str, dict]], **kwargs) -> list[dict]:
     from pagesieve.archives.pages_writer import write_archive_pages
 
-    path, identity = item
-    return write_archive_pages(path, identity=identity, **kwargs)
+    return [write_archive_pages(path, identity=identity, **kwargs) for path, identity in items]
 
 
 def main(argv: list[str] | None = None) -> int:

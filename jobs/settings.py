@@ -36,11 +36,14 @@ class IngestSettings(Settings):
     max_records_per_file: int = 2000
     rows_per_batch: int = 256
     commoncrawl_base: str = "https://data.commoncrawl.org/"
+    task_bytes: int = 64_000_000
     codec: str = "zstd"
 
     def __post_init__(self) -> None:
         check_positive(max_body_bytes=self.max_body_bytes, max_records_per_file=self.max_records_per_file,
                        rows_per_batch=self.rows_per_batch)
+        if self.task_bytes < 0:
+            raise ValueError(f"task_bytes must be >= 0 (0: one task per archive), got {self.task_bytes}")
         if self.codec not in PAGES_CODECS:
             raise ValueError(f"codec must be one of {', '.join(PAGES_CODECS)}, got {self.codec!r}")
 
