@@ -52,6 +52,10 @@ def xpaths_of(elements: Sequence[etree._Element]) -> list[str]:
         prefix = paths[parent]
         children = list(parent.iterchildren(etree.Element))     # elements only: no comments or PIs
         tags = [c.tag for c in children]
+        if len(set(tags)) == len(tags):     # most parents (a chain, a <tr> of <td>...): no tag twice, no numbers
+            for c, tag in zip(children, tags, strict=True):
+                paths[c] = f"{prefix}/{tag}"
+            return
         counts = Counter(tags)
         seen: dict[str, int] = {}
         for c, tag in zip(children, tags, strict=True):
