@@ -43,6 +43,14 @@ def test_source_archives_are_warc_without_wat_wet_or_arc() -> None:
     assert not [n for n in names if n.endswith((".wat.gz", ".wet.gz", ".arc", ".arc.gz", ".md", ".jsonl"))]
 
 
+def test_archives_named_to_leave_out_are_not_copied_and_a_wrong_name_is_refused() -> None:
+    left = ["clueweb09-en0000-00-excerpt.warc.gz", "web-2016-single-record-truncated.warc.gz"]
+    names = [p.name for p in bp.source_archives(WARC, left)]
+    assert len(names) == len(bp.source_archives(WARC)) - 2 and not set(left) & set(names)
+    with pytest.raises(ValueError, match="no-such.warc.gz"):
+        bp.source_archives(WARC, ["no-such.warc.gz"])
+
+
 @pytest.mark.slow
 def test_build_input_reaches_the_record_count_and_drops_a_larger_build(tmp_path: Path) -> None:
     archives = bp.source_archives(WARC)

@@ -38,6 +38,7 @@ import argparse
 import builtins
 import functools
 import gzip
+import hashlib
 import importlib.util
 import json
 import math
@@ -75,11 +76,17 @@ class InputSet:
     records: int
 
 
-def source_archives(source: Path) -> list[Path]:
+def source_archives(source: Path, leave_out: Iterable[str] = ()) -> list[Path]:
     """The archives of `source` the benchmark copies: every WARC file, WAT/WET (no HTML) and ARC files left out
-    (DataTrove's reader is a WARC reader and FastWARC reads no ARC; an ARC record has no id to make unique)."""
-    return sorted(p for p in source.iterdir()
-                  if p.is_file() and p.name.endswith(WARC_SUFFIXES) and not p.name.endswith(SKIPPED_SUFFIXES))
+    (DataTrove's reader is a WARC reader and FastWARC reads no ARC; an ARC record has no id to make unique), and
+    those named in `leave_out` (e.g. the ones a peer's reader stops in, so that every system reads the same pages).
+    """
+    leave_out = set(leave_out)
+    archives = sorted(p for p in source.iterdir() if p.is_file() and p.name.endswith(WARC_SUFFIXES)
+                      and not p.name.endswith(SKIPPED_SUFFIXES) and p.name not in leave_out)
+    if unknown := leave_out - {p.name for p in source.iterdir()}:
+        raise ValueError(f"--leave-out: no archive {sorted(unknown)[0]!r} in {source}")
+    return archives
 
 
 def records_per_archive(source: Path, archives: Iterable[Path]) -> dict[str, int]:
@@ -151,10 +158,12 @@ def copy_archive(source: Path, target: Path, copy: int) -> None:
             fh.write(packer.flush(zlib.Z_FINISH if complete else zlib.Z_SYNC_FLUSH))
 
 
-def build_input(source: Path, folder: Path, min_records: int = 10_000, scale: float = 1.0) -> InputSet:
-    """Fill `folder` with copies of `source`'s WARC files, `c0003-<name>` being copy 3 of <name> (copy 0 a hard
-    link or copy of the file, the others with ids of their own). Files already there are reused."""
-    archives = source_archives(source)
+def build_input(source: Path, folder: Path, min_records: int = 10_000, scale: float = 1.0,
+                leave_out: Iterable[str] = ()) -> InputSet:
+    """Fill `folder` with copies of `source`'s WARC files (`source_archives`), `c0003-<name>` being copy 3 of
+    <name> (copy 0 a hard link or copy of the file, the others with ids of their own). Files already there are
+    reused."""
+    archives = source_archives(source, leave_out)
     counts = records_per_archive(source, archives)
     copies = copies_needed(sum(counts.values()), min_records, scale)
     # files are reused only from a build of this same recipe (a stamp names it): an older build's copies had
@@ -399,6 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-records", type=int, default=10_000)
     ap.add_argument("--source", default=None,
                     help="folder of archives with manifest.jsonl (default ../shared/data/warc)")
+    ap.add_argument("--leave-out", default="", metavar="NAMES",
+                    help="comma-separated archive names of --source not to copy (e.g. the ClueWeb excerpts, which "
+                         "DataTrove's reader stops in: then every system reads the same pages)")
     ap.add_argument("--work", default="/tmp/pagesieve-bench-pipeline")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="passed to every pagesieve run")
     ap.add_argument("--python", default=None, help="the interpreter that runs pagesieve (default: this one); "
@@ -426,7 +438,14 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     work = Path(args.work)
-    inputs = build_input(source, work / f"input-{args.scale:g}x", args.min_records, args.scale)
+    leave_out = sorted(n for n in args.leave_out.split(",") if n)
+    # another selection is another input: its own folder, so that the stamp never throws away the usual one
+    tag = "-without-" + hashlib.sha256(",".join(leave_out).encode()).hexdigest()[:8] if leave_out else ""
+    try:
+        inputs = build_input(source, work / f"input-{args.scale:g}x{tag}", args.min_records, args.scale, leave_out)
+    except ValueError as exc:
+        print(f"bench_pipeline: {exc}", file=sys.stderr)
+        return 2
     systems = [f"pagesieve-{m}" for m in args.methods.split(",") if m] + peers
     runs: dict[str, list[dict]] = {s: [] for s in systems}
     for r in range(args.rounds):
