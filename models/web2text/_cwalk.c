@@ -11,6 +11,9 @@
  * Both return None for a tree this module does not handle (a namespaced element or attribute, an entity
  * reference, an attribute value made of several nodes: none of them comes out of lxml's HTML parser), and the
  * caller then runs the Python walk: a result of this module is either exact or absent.
+ *
+ * It also holds `xpaths_of` (pagesieve.models.page.dom.xpaths_of: libxml2's getpath of many elements, linear in the
+ * tree), which reads the same nodes the same way and so lives here rather than in a second extension.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1118,6 +1121,246 @@ static PyObject *cache_sizes(PyObject *module, PyObject *unused) {
                          token_cache.used, token_cache.bytes);
 }
 
+/* ---- xpaths_of: libxml2's xmlGetNodePath for many elements, linear in the tree ----
+ *
+ * `pagesieve.models.page.dom.xpaths_of` in C, same strings: `/name` per element from the root down, `[n]` where
+ * the parent has several element children of that name (n counts from 1 in document order). getpath counts an
+ * element's same-name siblings on every call (quadratic for a parent with thousands of <p>); here each parent's
+ * element children are numbered once, into a table keyed by node, and each path is written by walking up from the
+ * element (its length times a table lookup: the cost of the string itself). */
+
+typedef struct {
+    const xmlNode *node;    /* NULL marks an empty slot */
+    Py_ssize_t ordinal;     /* 0: the only child of its name (no index); else its [n] */
+} OrdSlot;
+
+typedef struct {
+    OrdSlot *slots;
+    size_t mask, used;
+} OrdTable;
+
+typedef struct {
+    const xmlChar *name;    /* NULL marks an empty slot */
+    uint64_t hash;
+    Py_ssize_t count, seen;
+} NameSlot;
+
+typedef struct {
+    OrdTable ordinals;
+    NameSlot *names;        /* one parent's children's names, reused from parent to parent */
+    size_t names_cap;
+    struct Link {
+        const xmlNode *node;
+        Py_ssize_t ordinal;
+    } *chain;               /* the element, then its ancestors up to the root, each with its [n] (0: none) */
+    size_t chain_cap;
+    char *buf;              /* the path being written */
+    size_t buf_cap;
+} XPaths;
+
+static PyTypeObject *element_type;  /* lxml.etree._Element: the proxies whose _c_node is read */
+
+static size_t ptr_hash(const xmlNode *p) {
+    return (size_t)(mix((uint64_t)(uintptr_t)p));
+}
+
+static OrdSlot *ord_find(OrdTable *t, const xmlNode *node) {
+    if (t->slots == NULL) return NULL;
+    for (size_t i = ptr_hash(node) & t->mask;; i = (i + 1) & t->mask) {
+        if (t->slots[i].node == node) return &t->slots[i];
+        if (t->slots[i].node == NULL) return NULL;
+    }
+}
+
+/* Adds `node` (known to be absent); 0, or -1 with a MemoryError set. */
+static int ord_add(OrdTable *t, const xmlNode *node, Py_ssize_t ordinal) {
+    if (t->slots == NULL || 2 * (t->used + 1) > t->mask + 1) {
+        size_t cap = t->slots == NULL ? 256 : 2 * (t->mask + 1);
+        OrdSlot *slots = PyMem_Calloc(cap, sizeof(OrdSlot));
+        if (slots == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (size_t i = 0; t->slots != NULL && i <= t->mask; i++) {
+            if (t->slots[i].node == NULL) continue;
+            size_t j = ptr_hash(t->slots[i].node) & (cap - 1);
+            while (slots[j].node != NULL) j = (j + 1) & (cap - 1);
+            slots[j] = t->slots[i];
+        }
+        PyMem_Free(t->slots);
+        t->slots = slots;
+        t->mask = cap - 1;
+    }
+    size_t i = ptr_hash(node) & t->mask;
+    while (t->slots[i].node != NULL) i = (i + 1) & t->mask;
+    t->slots[i].node = node;
+    t->slots[i].ordinal = ordinal;
+    t->used++;
+    return 0;
+}
+
+/* Grows `*p` (of `*cap` items of `size` bytes) to hold `need`; 0, or -1 with a MemoryError set. */
+static int grow(void **p, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 0;
+    size_t cap2 = *cap ? *cap : 64;
+    while (cap2 < need) cap2 *= 2;
+    void *q = PyMem_Realloc(*p, cap2 * size);
+    if (q == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = q;
+    *cap = cap2;
+    return 0;
+}
+
+/* The name slot of `name` (by its bytes: names need not be interned), claimed if absent; the table has room. */
+static NameSlot *name_slot(NameSlot *names, size_t mask, const xmlChar *name) {
+    uint64_t h = hash2((const char *)name, strlen((const char *)name), "", 0);
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        NameSlot *s = &names[i];
+        if (s->name == NULL) {
+            s->name = name;
+            s->hash = h;
+            return s;
+        }
+        if (s->hash == h && (s->name == name || strcmp((const char *)s->name, (const char *)name) == 0)) return s;
+    }
+}
+
+/* Numbers `parent`'s element children, as xmlGetNodePath does: among the children of the same name and no
+ * namespace, [n] in document order where there are several. A namespaced child gets 0: its path is getpath's. */
+static int number_children(XPaths *x, const xmlNode *parent) {
+    size_t k = 0;
+    for (const xmlNode *c = parent->children; c != NULL; c = c->next) k += c->type == XML_ELEMENT_NODE;
+    size_t cap = 16;
+    while (cap < 2 * k) cap *= 2;
+    if (grow((void **)&x->names, &x->names_cap, cap, sizeof(NameSlot)) < 0) return -1;
+    memset(x->names, 0, cap * sizeof(NameSlot));
+    for (const xmlNode *c = parent->children; c != NULL; c = c->next) {
+        if (c->type == XML_ELEMENT_NODE && c->ns == NULL) name_slot(x->names, cap - 1, c->name)->count++;
+    }
+    for (const xmlNode *c = parent->children; c != NULL; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        Py_ssize_t ordinal = 0;
+        if (c->ns == NULL) {
+            NameSlot *s = name_slot(x->names, cap - 1, c->name);
+            if (s->count > 1) ordinal = ++s->seen;
+        }
+        if (ord_add(&x->ordinals, c, ordinal) < 0) return -1;
+    }
+    return 0;
+}
+
+#define XPATH_FALLBACK 1    /* a namespaced node or a name with ':' or '{' on the way: the element is getpath's */
+#define XPATH_UNHANDLED 2   /* not an element proxy, or a parent lxml would not call one: the Python version's */
+
+/* The path of `element` into x->buf (its length into *len): 0, XPATH_FALLBACK, XPATH_UNHANDLED, or -1 with an
+ * error set. */
+static int xpath_into(XPaths *x, PyObject *element, size_t *len) {
+    if (!PyObject_TypeCheck(element, element_type)) return XPATH_UNHANDLED;
+    const xmlNode *node = ((struct LxmlElement *)element)->_c_node;
+    if (node == NULL || node->type != XML_ELEMENT_NODE) return XPATH_UNHANDLED;     /* comments, PIs, entities */
+    size_t depth = 0;
+    int fallback = 0;
+    for (;;) {
+        if (grow((void **)&x->chain, &x->chain_cap, depth + 1, sizeof(struct Link)) < 0) return -1;
+        x->chain[depth++].node = node;
+        if (node->ns != NULL || strpbrk((const char *)node->name, ":{") != NULL) fallback = 1;
+        const xmlNode *parent = node->parent;
+        if (parent == NULL || parent->type == XML_DOCUMENT_NODE || parent->type == XML_HTML_DOCUMENT_NODE ||
+            parent->type == XML_DOCUMENT_FRAG_NODE)
+            break;                                      /* lxml's getparent() is None: the path is "/name" */
+        if (parent->type != XML_ELEMENT_NODE) return XPATH_UNHANDLED;
+        node = parent;
+    }
+    if (fallback) return XPATH_FALLBACK;
+    /* below the top: each node's [n], its parent numbered on first need; the length as it goes */
+    size_t n = 0;
+    for (size_t i = 0; i < depth; i++) {
+        n += 1 + strlen((const char *)x->chain[i].node->name);
+        x->chain[i].ordinal = 0;
+        if (i + 1 == depth) break;
+        OrdSlot *s = ord_find(&x->ordinals, x->chain[i].node);
+        if (s == NULL) {
+            if (number_children(x, x->chain[i + 1].node) < 0) return -1;
+            s = ord_find(&x->ordinals, x->chain[i].node);
+        }
+        x->chain[i].ordinal = s->ordinal;
+        for (Py_ssize_t o = s->ordinal; o > 0; o /= 10) n++;
+        n += s->ordinal > 0 ? 2 : 0;
+    }
+    if (grow((void **)&x->buf, &x->buf_cap, n, 1) < 0) return -1;
+    /* written from the end: the element's segment last */
+    size_t at = n;
+    for (size_t i = 0; i < depth; i++) {
+        const xmlNode *c = x->chain[i].node;
+        Py_ssize_t ordinal = x->chain[i].ordinal;
+        if (ordinal > 0) {
+            x->buf[--at] = ']';
+            for (; ordinal > 0; ordinal /= 10) x->buf[--at] = (char)('0' + ordinal % 10);
+            x->buf[--at] = '[';
+        }
+        size_t m = strlen((const char *)c->name);
+        at -= m;
+        memcpy(x->buf + at, c->name, m);
+        x->buf[--at] = '/';
+    }
+    *len = n;
+    return 0;
+}
+
+static PyObject *xpaths_of(PyObject *module, PyObject *args) {
+    PyObject *elements, *fallback;
+    if (!PyArg_ParseTuple(args, "OO", &elements, &fallback)) return NULL;
+    PyObject *seq = PySequence_Fast(elements, "xpaths_of: elements must be a sequence");
+    if (seq == NULL) return NULL;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *out = PyList_New(m);
+    XPaths x;
+    memset(&x, 0, sizeof(x));
+    if (out == NULL) goto fail;
+    /* the paths first, the fallbacks (Python calls) after: no Python code runs while node pointers are held */
+    for (Py_ssize_t i = 0; i < m; i++) {
+        size_t len = 0;
+        int r = xpath_into(&x, items[i], &len);
+        if (r < 0) goto fail;
+        if (r == XPATH_UNHANDLED) {
+            Py_CLEAR(out);
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+        PyObject *path = r == XPATH_FALLBACK ? Py_NewRef(Py_None) : PyUnicode_DecodeUTF8(x.buf, (Py_ssize_t)len, NULL);
+        if (path == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) goto fail;
+            PyErr_Clear();          /* not UTF-8: lxml's .tag cannot decode it either; the Python version says so */
+            Py_CLEAR(out);
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, path);
+    }
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (PyList_GET_ITEM(out, i) != Py_None) continue;
+        PyObject *path = PyObject_CallOneArg(fallback, items[i]);
+        if (path == NULL) goto fail;
+        PyObject *none = PyList_GET_ITEM(out, i);
+        PyList_SET_ITEM(out, i, path);
+        Py_DECREF(none);
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    PyMem_Free(x.ordinals.slots);
+    PyMem_Free(x.names);
+    PyMem_Free(x.chain);
+    PyMem_Free(x.buf);
+    Py_DECREF(seq);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"cache_sizes", cache_sizes, METH_NOARGS, "{cache: (entries, key bytes)} of the process-wide caches"},
     {"walk", walk, METH_VARARGS,
@@ -1128,6 +1371,9 @@ static PyMethodDef methods[] = {
      "for a tree this walk does not handle, or 1 / 2 for too many blocks / nodes."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "Set the tag sets and the Python functions the walk uses (dom.py does, once)."},
+    {"xpaths_of", xpaths_of, METH_VARARGS,
+     "xpaths_of(elements, fallback): libxml2's getpath of each lxml element (pagesieve.models.page.dom.xpaths_of), "
+     "fallback(element) for a namespaced one; None for an input the Python version must answer (not an element)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1135,6 +1381,15 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cwalk", NULL, -1, m
 
 PyMODINIT_FUNC PyInit__cwalk(void) {
     if (import_lxml__etree() < 0) return NULL;
+    PyObject *etree = PyImport_ImportModule("lxml.etree");
+    if (etree == NULL) return NULL;
+    element_type = (PyTypeObject *)PyObject_GetAttrString(etree, "_Element");
+    Py_DECREF(etree);
+    if (element_type == NULL) return NULL;
+    if (!PyType_Check(element_type)) {
+        PyErr_SetString(PyExc_TypeError, "lxml.etree._Element is not a type");
+        return NULL;
+    }
     text_label = PyUnicode_InternFromString("#text");
     if (text_label == NULL) return NULL;
     if (PyType_Ready(&NodesType) < 0) return NULL;
