@@ -80,7 +80,7 @@ def _python_xpaths_of(elements: Sequence[etree._Element]) -> list[str]:
         while chain[-1] not in paths:
             parent = chain[-1].getparent()
             if parent is None:
-                paths[chain[-1]] = "/" + chain[-1].tag
+                paths[chain[-1]] = _top_path(chain[-1])
                 break
             chain.append(parent)
         for node in reversed(chain[:-1]):        # outermost first: each parent numbers its children once
@@ -90,6 +90,16 @@ def _python_xpaths_of(elements: Sequence[etree._Element]) -> list[str]:
         path = paths[element]
         out.append(xpath_of(element) if ":" in path or "{" in path else path)
     return out
+
+
+def _top_path(element: etree._Element) -> str:
+    """The path of an element without a parent element: `/tag`, numbered among the document's top-level elements
+    of its tag as getpath does (markup after `</html>` can make libxml2's HTML parser add a second `<html>`)."""
+    path = "/" + element.tag        # a comment's tag is a function: TypeError, as before tops were numbered
+    before = sum(1 for _ in element.itersiblings(element.tag, preceding=True))
+    if before or next(element.itersiblings(element.tag), None) is not None:
+        return f"{path}[{before + 1}]"
+    return path
 
 
 def _c_xpaths_of(elements: Sequence[etree._Element]) -> list[str]:

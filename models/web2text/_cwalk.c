@@ -1253,7 +1253,7 @@ static int number_children(XPaths *x, const xmlNode *parent) {
 }
 
 #define XPATH_FALLBACK 1    /* a namespaced node or a name with ':' or '{' on the way: the element is getpath's */
-#define XPATH_UNHANDLED 2   /* not an element proxy, or a parent lxml would not call one: the Python version's */
+#define XPATH_UNHANDLED 2   /* not an element proxy, or an odd parent (none of lxml's HTML parser): Python's */
 
 /* The path of `element` into x->buf (its length into *len): 0, XPATH_FALLBACK, XPATH_UNHANDLED, or -1 with an
  * error set. */
@@ -1268,23 +1268,27 @@ static int xpath_into(XPaths *x, PyObject *element, size_t *len) {
         x->chain[depth++].node = node;
         if (node->ns != NULL || strpbrk((const char *)node->name, ":{") != NULL) fallback = 1;
         const xmlNode *parent = node->parent;
-        if (parent == NULL || parent->type == XML_DOCUMENT_NODE || parent->type == XML_HTML_DOCUMENT_NODE ||
-            parent->type == XML_DOCUMENT_FRAG_NODE)
-            break;                                      /* lxml's getparent() is None: the path is "/name" */
+        if (parent == NULL) {
+            if (node->prev != NULL || node->next != NULL) return XPATH_UNHANDLED;  /* siblings, no parent */
+            break;                                      /* detached: "/name" */
+        }
+        if (parent->type == XML_DOCUMENT_NODE || parent->type == XML_HTML_DOCUMENT_NODE) break;
         if (parent->type != XML_ELEMENT_NODE) return XPATH_UNHANDLED;
         node = parent;
     }
     if (fallback) return XPATH_FALLBACK;
-    /* below the top: each node's [n], its parent numbered on first need; the length as it goes */
+    /* each node's [n], its parent numbered on first need (the top's parent is the document: markup after </html>
+     * can make a second top-level <html>, "/html[2]"); the length as it goes */
     size_t n = 0;
     for (size_t i = 0; i < depth; i++) {
-        n += 1 + strlen((const char *)x->chain[i].node->name);
+        const xmlNode *c = x->chain[i].node;
+        n += 1 + strlen((const char *)c->name);
         x->chain[i].ordinal = 0;
-        if (i + 1 == depth) break;
-        OrdSlot *s = ord_find(&x->ordinals, x->chain[i].node);
+        if (c->parent == NULL) continue;
+        OrdSlot *s = ord_find(&x->ordinals, c);
         if (s == NULL) {
-            if (number_children(x, x->chain[i + 1].node) < 0) return -1;
-            s = ord_find(&x->ordinals, x->chain[i].node);
+            if (number_children(x, c->parent) < 0) return -1;
+            s = ord_find(&x->ordinals, c);
         }
         x->chain[i].ordinal = s->ordinal;
         for (Py_ssize_t o = s->ordinal; o > 0; o /= 10) n++;
