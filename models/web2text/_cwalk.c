@@ -1123,15 +1123,18 @@ static PyObject *cache_sizes(PyObject *module, PyObject *unused) {
 
 /* ---- xpaths_of: libxml2's xmlGetNodePath for many elements, linear in the tree ----
  *
- * `pagesieve.models.page.dom.xpaths_of` in C, same strings: `/name` per element from the root down, `[n]` where
+ * `pagesieve.models.page.dom.xpaths_of` in C, same strings: `/name` per element from the top down, `[n]` where
  * the parent has several element children of that name (n counts from 1 in document order). getpath counts an
  * element's same-name siblings on every call (quadratic for a parent with thousands of <p>); here each parent's
- * element children are numbered once, into a table keyed by node, and each path is written by walking up from the
- * element (its length times a table lookup: the cost of the string itself). */
+ * element children are numbered once, into a table keyed by node, and each path is built once, from its parent's
+ * (kept in an arena), as the Python version does. */
 
 typedef struct {
     const xmlNode *node;    /* NULL marks an empty slot */
     Py_ssize_t ordinal;     /* 0: the only child of its name (no index); else its [n] */
+    size_t path_at;         /* the path in the arena, once built (`built`) */
+    uint32_t path_len;
+    uint8_t built, fallback;    /* fallback: a namespace or a ':' or '{' on the way, the path is getpath's */
 } OrdSlot;
 
 typedef struct {
@@ -1149,13 +1152,10 @@ typedef struct {
     OrdTable ordinals;
     NameSlot *names;        /* one parent's children's names, reused from parent to parent */
     size_t names_cap;
-    struct Link {
-        const xmlNode *node;
-        Py_ssize_t ordinal;
-    } *chain;               /* the element, then its ancestors up to the root, each with its [n] (0: none) */
+    const xmlNode **chain;  /* the element and its ancestors whose paths are not built yet */
     size_t chain_cap;
-    char *buf;              /* the path being written */
-    size_t buf_cap;
+    char *arena;            /* the built paths */
+    size_t arena_len, arena_cap;
 } XPaths;
 
 static PyTypeObject *element_type;  /* lxml.etree._Element: the proxies whose _c_node is read */
@@ -1172,10 +1172,10 @@ static OrdSlot *ord_find(OrdTable *t, const xmlNode *node) {
     }
 }
 
-/* Adds `node` (known to be absent); 0, or -1 with a MemoryError set. */
+/* Adds `node` (known to be absent); 0, or -1 with a MemoryError set. Slot pointers go stale. */
 static int ord_add(OrdTable *t, const xmlNode *node, Py_ssize_t ordinal) {
     if (t->slots == NULL || 2 * (t->used + 1) > t->mask + 1) {
-        size_t cap = t->slots == NULL ? 256 : 2 * (t->mask + 1);
+        size_t cap = t->slots == NULL ? 1024 : 2 * (t->mask + 1);
         OrdSlot *slots = PyMem_Calloc(cap, sizeof(OrdSlot));
         if (slots == NULL) {
             PyErr_NoMemory();
@@ -1193,8 +1193,10 @@ static int ord_add(OrdTable *t, const xmlNode *node, Py_ssize_t ordinal) {
     }
     size_t i = ptr_hash(node) & t->mask;
     while (t->slots[i].node != NULL) i = (i + 1) & t->mask;
-    t->slots[i].node = node;
-    t->slots[i].ordinal = ordinal;
+    OrdSlot *s = &t->slots[i];
+    memset(s, 0, sizeof(*s));
+    s->node = node;
+    s->ordinal = ordinal;
     t->used++;
     return 0;
 }
@@ -1252,65 +1254,80 @@ static int number_children(XPaths *x, const xmlNode *parent) {
     return 0;
 }
 
-#define XPATH_FALLBACK 1    /* a namespaced node or a name with ':' or '{' on the way: the element is getpath's */
-#define XPATH_UNHANDLED 2   /* not an element proxy, or an odd parent (none of lxml's HTML parser): Python's */
-
-/* The path of `element` into x->buf (its length into *len): 0, XPATH_FALLBACK, XPATH_UNHANDLED, or -1 with an
+/* The slot of an element (its parent's children numbered on first need; a parentless one, 0), or NULL with an
  * error set. */
-static int xpath_into(XPaths *x, PyObject *element, size_t *len) {
+static OrdSlot *slot_of(XPaths *x, const xmlNode *node) {
+    OrdSlot *s = ord_find(&x->ordinals, node);
+    if (s != NULL) return s;
+    if (node->parent != NULL ? number_children(x, node->parent) : ord_add(&x->ordinals, node, 0)) return NULL;
+    return ord_find(&x->ordinals, node);
+}
+
+#define XPATH_UNHANDLED 1   /* not an element proxy, or an odd parent (none of lxml's HTML parser): Python's */
+
+/* The built slot of `element`'s node into *out: 0, XPATH_UNHANDLED, or -1 with an error set. */
+static int xpath_slot(XPaths *x, PyObject *element, OrdSlot **out) {
     if (!PyObject_TypeCheck(element, element_type)) return XPATH_UNHANDLED;
     const xmlNode *node = ((struct LxmlElement *)element)->_c_node;
     if (node == NULL || node->type != XML_ELEMENT_NODE) return XPATH_UNHANDLED;     /* comments, PIs, entities */
+    /* up to the nearest built ancestor, or the top: its parent the document (markup after </html> can make a
+     * second top-level <html>, numbered "/html[2]" like any sibling) or none (a detached element) */
     size_t depth = 0;
-    int fallback = 0;
+    OrdSlot *s;
     for (;;) {
-        if (grow((void **)&x->chain, &x->chain_cap, depth + 1, sizeof(struct Link)) < 0) return -1;
-        x->chain[depth++].node = node;
-        if (node->ns != NULL || strpbrk((const char *)node->name, ":{") != NULL) fallback = 1;
         const xmlNode *parent = node->parent;
-        if (parent == NULL) {
-            if (node->prev != NULL || node->next != NULL) return XPATH_UNHANDLED;  /* siblings, no parent */
-            break;                                      /* detached: "/name" */
-        }
-        if (parent->type == XML_DOCUMENT_NODE || parent->type == XML_HTML_DOCUMENT_NODE) break;
-        if (parent->type != XML_ELEMENT_NODE) return XPATH_UNHANDLED;
+        if (parent == NULL ? node->prev != NULL || node->next != NULL :
+            parent->type != XML_ELEMENT_NODE && parent->type != XML_DOCUMENT_NODE &&
+            parent->type != XML_HTML_DOCUMENT_NODE)
+            return XPATH_UNHANDLED;
+        if ((s = slot_of(x, node)) == NULL) return -1;
+        if (s->built) break;
+        if (grow((void **)&x->chain, &x->chain_cap, depth + 1, sizeof(xmlNode *)) < 0) return -1;
+        x->chain[depth++] = node;
+        if (parent == NULL || parent->type != XML_ELEMENT_NODE) break;
         node = parent;
     }
-    if (fallback) return XPATH_FALLBACK;
-    /* each node's [n], its parent numbered on first need (the top's parent is the document: markup after </html>
-     * can make a second top-level <html>, "/html[2]"); the length as it goes */
-    size_t n = 0;
-    for (size_t i = 0; i < depth; i++) {
-        const xmlNode *c = x->chain[i].node;
-        n += 1 + strlen((const char *)c->name);
-        x->chain[i].ordinal = 0;
-        if (c->parent == NULL) continue;
-        OrdSlot *s = ord_find(&x->ordinals, c);
-        if (s == NULL) {
-            if (number_children(x, c->parent) < 0) return -1;
-            s = ord_find(&x->ordinals, c);
+    /* down again: each path is its parent's plus "/name" and its [n] */
+    for (size_t i = depth; i-- > 0;) {
+        node = x->chain[i];
+        size_t at = 0, len = 0;
+        int fallback = node->ns != NULL || strpbrk((const char *)node->name, ":{") != NULL;
+        if (node->parent != NULL && node->parent->type == XML_ELEMENT_NODE) {
+            OrdSlot *p = ord_find(&x->ordinals, node->parent);
+            at = p->path_at;
+            len = p->path_len;
+            fallback |= p->fallback;
         }
-        x->chain[i].ordinal = s->ordinal;
-        for (Py_ssize_t o = s->ordinal; o > 0; o /= 10) n++;
-        n += s->ordinal > 0 ? 2 : 0;
-    }
-    if (grow((void **)&x->buf, &x->buf_cap, n, 1) < 0) return -1;
-    /* written from the end: the element's segment last */
-    size_t at = n;
-    for (size_t i = 0; i < depth; i++) {
-        const xmlNode *c = x->chain[i].node;
-        Py_ssize_t ordinal = x->chain[i].ordinal;
-        if (ordinal > 0) {
-            x->buf[--at] = ']';
-            for (; ordinal > 0; ordinal /= 10) x->buf[--at] = (char)('0' + ordinal % 10);
-            x->buf[--at] = '[';
+        s = ord_find(&x->ordinals, node);
+        if (!fallback) {
+            size_t name_len = strlen((const char *)node->name);
+            size_t need = x->arena_len + len + 1 + name_len + 22;
+            if (need > UINT32_MAX || grow((void **)&x->arena, &x->arena_cap, need, 1) < 0) {
+                if (!PyErr_Occurred()) PyErr_NoMemory();
+                return -1;
+            }
+            char *w = x->arena + x->arena_len;
+            memcpy(w, x->arena + at, len);
+            w += len;
+            *w++ = '/';
+            memcpy(w, node->name, name_len);
+            w += name_len;
+            if (s->ordinal > 0) {
+                char digits[24];
+                size_t nd = 0;
+                for (Py_ssize_t o = s->ordinal; o > 0; o /= 10) digits[nd++] = (char)('0' + o % 10);
+                *w++ = '[';
+                while (nd > 0) *w++ = digits[--nd];
+                *w++ = ']';
+            }
+            s->path_at = x->arena_len;
+            s->path_len = (uint32_t)(w - (x->arena + x->arena_len));
+            x->arena_len += s->path_len;
         }
-        size_t m = strlen((const char *)c->name);
-        at -= m;
-        memcpy(x->buf + at, c->name, m);
-        x->buf[--at] = '/';
+        s->fallback = (uint8_t)fallback;
+        s->built = 1;
     }
-    *len = n;
+    *out = s;
     return 0;
 }
 
@@ -1327,15 +1344,16 @@ static PyObject *xpaths_of(PyObject *module, PyObject *args) {
     if (out == NULL) goto fail;
     /* the paths first, the fallbacks (Python calls) after: no Python code runs while node pointers are held */
     for (Py_ssize_t i = 0; i < m; i++) {
-        size_t len = 0;
-        int r = xpath_into(&x, items[i], &len);
+        OrdSlot *s = NULL;
+        int r = xpath_slot(&x, items[i], &s);
         if (r < 0) goto fail;
         if (r == XPATH_UNHANDLED) {
             Py_CLEAR(out);
             out = Py_NewRef(Py_None);
             goto done;
         }
-        PyObject *path = r == XPATH_FALLBACK ? Py_NewRef(Py_None) : PyUnicode_DecodeUTF8(x.buf, (Py_ssize_t)len, NULL);
+        PyObject *path = s->fallback ? Py_NewRef(Py_None) :
+            PyUnicode_DecodeUTF8(x.arena + s->path_at, (Py_ssize_t)s->path_len, NULL);
         if (path == NULL) {
             if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) goto fail;
             PyErr_Clear();          /* not UTF-8: lxml's .tag cannot decode it either; the Python version says so */
@@ -1360,7 +1378,7 @@ done:
     PyMem_Free(x.ordinals.slots);
     PyMem_Free(x.names);
     PyMem_Free(x.chain);
-    PyMem_Free(x.buf);
+    PyMem_Free(x.arena);
     Py_DECREF(seq);
     return out;
 }
