@@ -3,8 +3,10 @@ stack): a page may nest thousands of levels deep."""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
 
 from lxml import etree
 
@@ -41,7 +43,14 @@ def xpaths_of(elements: Sequence[etree._Element]) -> list[str]:
     paragraphs under one `<body>` cost 20,000 squared steps; here each parent's children are numbered once
     and each ancestor's path is built once. Same strings as getpath (`[n]` only where a parent has several
     children of that tag); namespaced tag names are left to getpath.
+
+    Runs in C (`xpaths_of` of models/web2text/_cwalk.c, ~10x faster: docs/performance.md) where the extension
+    is built, else in Python (`_python_xpaths_of`); PAGESIEVE_PURE_PYTHON=1 forces the Python one.
     """
+    return _xpaths_of(elements)
+
+
+def _python_xpaths_of(elements: Sequence[etree._Element]) -> list[str]:
     paths: dict[etree._Element, str] = {}
     numbered: set[etree._Element] = set()
 
@@ -71,7 +80,7 @@ def xpaths_of(elements: Sequence[etree._Element]) -> list[str]:
         while chain[-1] not in paths:
             parent = chain[-1].getparent()
             if parent is None:
-                paths[chain[-1]] = "/" + chain[-1].tag
+                paths[chain[-1]] = _top_path(chain[-1])
                 break
             chain.append(parent)
         for node in reversed(chain[:-1]):        # outermost first: each parent numbers its children once
@@ -81,6 +90,42 @@ def xpaths_of(elements: Sequence[etree._Element]) -> list[str]:
         path = paths[element]
         out.append(xpath_of(element) if ":" in path or "{" in path else path)
     return out
+
+
+def _top_path(element: etree._Element) -> str:
+    """The path of an element without a parent element: `/tag`, numbered among the document's top-level elements
+    of its tag as getpath does (markup after `</html>` can make libxml2's HTML parser add a second `<html>`)."""
+    path = "/" + element.tag        # a comment's tag is a function: TypeError, as before tops were numbered
+    before = sum(1 for _ in element.itersiblings(element.tag, preceding=True))
+    if before or next(element.itersiblings(element.tag), None) is not None:
+        return f"{path}[{before + 1}]"
+    return path
+
+
+def _c_xpaths_of(elements: Sequence[etree._Element]) -> list[str]:
+    if not isinstance(elements, list | tuple):      # a generator is read once, and the Python one may need it
+        elements = list(elements)
+    out = _cwalk.xpaths_of(elements, xpath_of)       # namespaced elements: xpath_of, called from C
+    # None: an input the C one does not answer (not an element proxy): the Python one raises what it raises
+    return _python_xpaths_of(elements) if out is None else out
+
+
+def load_c_walk() -> ModuleType | None:
+    """The C extension models/web2text/_cwalk.c (the Web2Text walk and `xpaths_of`), or None: not built (no gcc),
+    not loadable (the cluster's zip of .py files), or PAGESIEVE_PURE_PYTHON set to anything but 0 (to run and test
+    the Python fallbacks)."""
+    if os.environ.get("PAGESIEVE_PURE_PYTHON", "0") not in ("", "0"):
+        return None
+    try:    # no import cycle: models.web2text's __init__ imports nothing but lazy_exports
+        from ..web2text import _cwalk as module
+    except ImportError:
+        return None
+    return module
+
+
+_cwalk = load_c_walk()
+# chosen once: what every xpaths_of runs
+_xpaths_of: Callable[[Sequence[etree._Element]], list[str]] = _c_xpaths_of if _cwalk is not None else _python_xpaths_of
 
 
 def tag_path(element: etree._Element) -> str:

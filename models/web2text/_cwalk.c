@@ -11,6 +11,9 @@
  * Both return None for a tree this module does not handle (a namespaced element or attribute, an entity
  * reference, an attribute value made of several nodes: none of them comes out of lxml's HTML parser), and the
  * caller then runs the Python walk: a result of this module is either exact or absent.
+ *
+ * It also holds `xpaths_of` (pagesieve.models.page.dom.xpaths_of: libxml2's getpath of many elements, linear in the
+ * tree), which reads the same nodes the same way and so lives here rather than in a second extension.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1118,6 +1121,268 @@ static PyObject *cache_sizes(PyObject *module, PyObject *unused) {
                          token_cache.used, token_cache.bytes);
 }
 
+/* ---- xpaths_of: libxml2's xmlGetNodePath for many elements, linear in the tree ----
+ *
+ * `pagesieve.models.page.dom.xpaths_of` in C, same strings: `/name` per element from the top down, `[n]` where
+ * the parent has several element children of that name (n counts from 1 in document order). getpath counts an
+ * element's same-name siblings on every call (quadratic for a parent with thousands of <p>); here each parent's
+ * element children are numbered once, into a table keyed by node, and each path is built once, from its parent's
+ * (kept in an arena), as the Python version does. */
+
+typedef struct {
+    const xmlNode *node;    /* NULL marks an empty slot */
+    Py_ssize_t ordinal;     /* 0: the only child of its name (no index); else its [n] */
+    size_t path_at;         /* the path in the arena, once built (`built`) */
+    uint32_t path_len;
+    uint8_t built, fallback;    /* fallback: a namespace or a ':' or '{' on the way, the path is getpath's */
+} OrdSlot;
+
+typedef struct {
+    OrdSlot *slots;
+    size_t mask, used;
+} OrdTable;
+
+typedef struct {
+    const xmlChar *name;    /* NULL marks an empty slot */
+    uint64_t hash;
+    Py_ssize_t count, seen;
+} NameSlot;
+
+typedef struct {
+    OrdTable ordinals;
+    NameSlot *names;        /* one parent's children's names, reused from parent to parent */
+    size_t names_cap;
+    const xmlNode **chain;  /* the element and its ancestors whose paths are not built yet */
+    size_t chain_cap;
+    char *arena;            /* the built paths */
+    size_t arena_len, arena_cap;
+} XPaths;
+
+static PyTypeObject *element_type;  /* lxml.etree._Element: the proxies whose _c_node is read */
+
+static size_t ptr_hash(const xmlNode *p) {
+    return (size_t)(mix((uint64_t)(uintptr_t)p));
+}
+
+static OrdSlot *ord_find(OrdTable *t, const xmlNode *node) {
+    if (t->slots == NULL) return NULL;
+    for (size_t i = ptr_hash(node) & t->mask;; i = (i + 1) & t->mask) {
+        if (t->slots[i].node == node) return &t->slots[i];
+        if (t->slots[i].node == NULL) return NULL;
+    }
+}
+
+/* Adds `node` (known to be absent); 0, or -1 with a MemoryError set. Slot pointers go stale. */
+static int ord_add(OrdTable *t, const xmlNode *node, Py_ssize_t ordinal) {
+    if (t->slots == NULL || 2 * (t->used + 1) > t->mask + 1) {
+        size_t cap = t->slots == NULL ? 1024 : 2 * (t->mask + 1);
+        OrdSlot *slots = PyMem_Calloc(cap, sizeof(OrdSlot));
+        if (slots == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (size_t i = 0; t->slots != NULL && i <= t->mask; i++) {
+            if (t->slots[i].node == NULL) continue;
+            size_t j = ptr_hash(t->slots[i].node) & (cap - 1);
+            while (slots[j].node != NULL) j = (j + 1) & (cap - 1);
+            slots[j] = t->slots[i];
+        }
+        PyMem_Free(t->slots);
+        t->slots = slots;
+        t->mask = cap - 1;
+    }
+    size_t i = ptr_hash(node) & t->mask;
+    while (t->slots[i].node != NULL) i = (i + 1) & t->mask;
+    OrdSlot *s = &t->slots[i];
+    memset(s, 0, sizeof(*s));
+    s->node = node;
+    s->ordinal = ordinal;
+    t->used++;
+    return 0;
+}
+
+/* Grows `*p` (of `*cap` items of `size` bytes) to hold `need`; 0, or -1 with a MemoryError set. */
+static int grow(void **p, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return 0;
+    size_t cap2 = *cap ? *cap : 64;
+    while (cap2 < need) cap2 *= 2;
+    void *q = PyMem_Realloc(*p, cap2 * size);
+    if (q == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *p = q;
+    *cap = cap2;
+    return 0;
+}
+
+/* The name slot of `name` (by its bytes: names need not be interned), claimed if absent; the table has room. */
+static NameSlot *name_slot(NameSlot *names, size_t mask, const xmlChar *name) {
+    uint64_t h = hash2((const char *)name, strlen((const char *)name), "", 0);
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        NameSlot *s = &names[i];
+        if (s->name == NULL) {
+            s->name = name;
+            s->hash = h;
+            return s;
+        }
+        if (s->hash == h && (s->name == name || strcmp((const char *)s->name, (const char *)name) == 0)) return s;
+    }
+}
+
+/* Numbers `parent`'s element children, as xmlGetNodePath does: among the children of the same name and no
+ * namespace, [n] in document order where there are several. A namespaced child gets 0: its path is getpath's. */
+static int number_children(XPaths *x, const xmlNode *parent) {
+    size_t k = 0;
+    for (const xmlNode *c = parent->children; c != NULL; c = c->next) k += c->type == XML_ELEMENT_NODE;
+    size_t cap = 16;
+    while (cap < 2 * k) cap *= 2;
+    if (grow((void **)&x->names, &x->names_cap, cap, sizeof(NameSlot)) < 0) return -1;
+    memset(x->names, 0, cap * sizeof(NameSlot));
+    for (const xmlNode *c = parent->children; c != NULL; c = c->next) {
+        if (c->type == XML_ELEMENT_NODE && c->ns == NULL) name_slot(x->names, cap - 1, c->name)->count++;
+    }
+    for (const xmlNode *c = parent->children; c != NULL; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        Py_ssize_t ordinal = 0;
+        if (c->ns == NULL) {
+            NameSlot *s = name_slot(x->names, cap - 1, c->name);
+            if (s->count > 1) ordinal = ++s->seen;
+        }
+        if (ord_add(&x->ordinals, c, ordinal) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The slot of an element (its parent's children numbered on first need; a parentless one, 0), or NULL with an
+ * error set. */
+static OrdSlot *slot_of(XPaths *x, const xmlNode *node) {
+    OrdSlot *s = ord_find(&x->ordinals, node);
+    if (s != NULL) return s;
+    if (node->parent != NULL ? number_children(x, node->parent) : ord_add(&x->ordinals, node, 0)) return NULL;
+    return ord_find(&x->ordinals, node);
+}
+
+#define XPATH_UNHANDLED 1   /* not an element proxy, or an odd parent (none of lxml's HTML parser): Python's */
+
+/* The built slot of `element`'s node into *out: 0, XPATH_UNHANDLED, or -1 with an error set. */
+static int xpath_slot(XPaths *x, PyObject *element, OrdSlot **out) {
+    if (!PyObject_TypeCheck(element, element_type)) return XPATH_UNHANDLED;
+    const xmlNode *node = ((struct LxmlElement *)element)->_c_node;
+    if (node == NULL || node->type != XML_ELEMENT_NODE) return XPATH_UNHANDLED;     /* comments, PIs, entities */
+    /* up to the nearest built ancestor, or the top: its parent the document (markup after </html> can make a
+     * second top-level <html>, numbered "/html[2]" like any sibling) or none (a detached element) */
+    size_t depth = 0;
+    OrdSlot *s;
+    for (;;) {
+        const xmlNode *parent = node->parent;
+        if (parent == NULL ? node->prev != NULL || node->next != NULL :
+            parent->type != XML_ELEMENT_NODE && parent->type != XML_DOCUMENT_NODE &&
+            parent->type != XML_HTML_DOCUMENT_NODE)
+            return XPATH_UNHANDLED;
+        if ((s = slot_of(x, node)) == NULL) return -1;
+        if (s->built) break;
+        if (grow((void **)&x->chain, &x->chain_cap, depth + 1, sizeof(xmlNode *)) < 0) return -1;
+        x->chain[depth++] = node;
+        if (parent == NULL || parent->type != XML_ELEMENT_NODE) break;
+        node = parent;
+    }
+    /* down again: each path is its parent's plus "/name" and its [n] */
+    for (size_t i = depth; i-- > 0;) {
+        node = x->chain[i];
+        size_t at = 0, len = 0;
+        int fallback = node->ns != NULL || strpbrk((const char *)node->name, ":{") != NULL;
+        if (node->parent != NULL && node->parent->type == XML_ELEMENT_NODE) {
+            OrdSlot *p = ord_find(&x->ordinals, node->parent);
+            at = p->path_at;
+            len = p->path_len;
+            fallback |= p->fallback;
+        }
+        s = ord_find(&x->ordinals, node);
+        if (!fallback) {
+            size_t name_len = strlen((const char *)node->name);
+            size_t need = x->arena_len + len + 1 + name_len + 22;
+            if (need > UINT32_MAX || grow((void **)&x->arena, &x->arena_cap, need, 1) < 0) {
+                if (!PyErr_Occurred()) PyErr_NoMemory();
+                return -1;
+            }
+            char *w = x->arena + x->arena_len;
+            memcpy(w, x->arena + at, len);
+            w += len;
+            *w++ = '/';
+            memcpy(w, node->name, name_len);
+            w += name_len;
+            if (s->ordinal > 0) {
+                char digits[24];
+                size_t nd = 0;
+                for (Py_ssize_t o = s->ordinal; o > 0; o /= 10) digits[nd++] = (char)('0' + o % 10);
+                *w++ = '[';
+                while (nd > 0) *w++ = digits[--nd];
+                *w++ = ']';
+            }
+            s->path_at = x->arena_len;
+            s->path_len = (uint32_t)(w - (x->arena + x->arena_len));
+            x->arena_len += s->path_len;
+        }
+        s->fallback = (uint8_t)fallback;
+        s->built = 1;
+    }
+    *out = s;
+    return 0;
+}
+
+static PyObject *xpaths_of(PyObject *module, PyObject *args) {
+    PyObject *elements, *fallback;
+    if (!PyArg_ParseTuple(args, "OO", &elements, &fallback)) return NULL;
+    PyObject *seq = PySequence_Fast(elements, "xpaths_of: elements must be a sequence");
+    if (seq == NULL) return NULL;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *out = PyList_New(m);
+    XPaths x;
+    memset(&x, 0, sizeof(x));
+    if (out == NULL) goto fail;
+    /* the paths first, the fallbacks (Python calls) after: no Python code runs while node pointers are held */
+    for (Py_ssize_t i = 0; i < m; i++) {
+        OrdSlot *s = NULL;
+        int r = xpath_slot(&x, items[i], &s);
+        if (r < 0) goto fail;
+        if (r == XPATH_UNHANDLED) {
+            Py_CLEAR(out);
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+        PyObject *path = s->fallback ? Py_NewRef(Py_None) :
+            PyUnicode_DecodeUTF8(x.arena + s->path_at, (Py_ssize_t)s->path_len, NULL);
+        if (path == NULL) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) goto fail;
+            PyErr_Clear();          /* not UTF-8: lxml's .tag cannot decode it either; the Python version says so */
+            Py_CLEAR(out);
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, path);
+    }
+    for (Py_ssize_t i = 0; i < m; i++) {
+        if (PyList_GET_ITEM(out, i) != Py_None) continue;
+        PyObject *path = PyObject_CallOneArg(fallback, items[i]);
+        if (path == NULL) goto fail;
+        PyObject *none = PyList_GET_ITEM(out, i);
+        PyList_SET_ITEM(out, i, path);
+        Py_DECREF(none);
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    PyMem_Free(x.ordinals.slots);
+    PyMem_Free(x.names);
+    PyMem_Free(x.chain);
+    PyMem_Free(x.arena);
+    Py_DECREF(seq);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"cache_sizes", cache_sizes, METH_NOARGS, "{cache: (entries, key bytes)} of the process-wide caches"},
     {"walk", walk, METH_VARARGS,
@@ -1128,6 +1393,9 @@ static PyMethodDef methods[] = {
      "for a tree this walk does not handle, or 1 / 2 for too many blocks / nodes."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_VARARGS | METH_KEYWORDS,
      "Set the tag sets and the Python functions the walk uses (dom.py does, once)."},
+    {"xpaths_of", xpaths_of, METH_VARARGS,
+     "xpaths_of(elements, fallback): libxml2's getpath of each lxml element (pagesieve.models.page.dom.xpaths_of), "
+     "fallback(element) for a namespaced one; None for an input the Python version must answer (not an element)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1135,6 +1403,15 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cwalk", NULL, -1, m
 
 PyMODINIT_FUNC PyInit__cwalk(void) {
     if (import_lxml__etree() < 0) return NULL;
+    PyObject *etree = PyImport_ImportModule("lxml.etree");
+    if (etree == NULL) return NULL;
+    element_type = (PyTypeObject *)PyObject_GetAttrString(etree, "_Element");
+    Py_DECREF(etree);
+    if (element_type == NULL) return NULL;
+    if (!PyType_Check(element_type)) {
+        PyErr_SetString(PyExc_TypeError, "lxml.etree._Element is not a type");
+        return NULL;
+    }
     text_label = PyUnicode_InternFromString("#text");
     if (text_label == NULL) return NULL;
     if (PyType_Ready(&NodesType) < 0) return NULL;

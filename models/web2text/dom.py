@@ -32,7 +32,6 @@ the same order). tests/models/test_web2text_cwalk.py holds both to identical Col
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ from lxml import etree
 
 from ..page import BLOCK_TAGS, INVISIBLE_TAGS, ParsedPage, TooLargeError, xpaths_of
 from ..page.context import CACHED_CHARS, CUE_ATTRIBUTES, attribute_bits, cached_attribute_bits, tag_bits
+from ..page.dom import load_c_walk
 
 __all__ = ["FORM_TAGS", "NODES_PER_BLOCK", "CollapsedDOM", "Blocks", "collapse_dom", "segment_blocks", "page_blocks"]
 
@@ -366,16 +366,11 @@ def _python_collapse(page: ParsedPage, context: bool, max_blocks: int | None = N
 
 
 def _load_c_walk() -> ModuleType | None:
-    """The C walk's module, or None: not built (no gcc), not loadable (the cluster's zip of .py files), or
-    PAGESIEVE_PURE_PYTHON set to anything but 0 (to run and test the fallback)."""
-    if os.environ.get("PAGESIEVE_PURE_PYTHON", "0") not in ("", "0"):
-        return None
-    try:
-        from . import _cwalk as module
-    except ImportError:
-        return None
-    module.configure(invisible=INVISIBLE_TAGS, block=BLOCK_TAGS, form=FORM_TAGS, cue=CUE_ATTRIBUTES,
-                     tag_bits=tag_bits, attribute_bits=attribute_bits, class_token=_class_token)
+    """The C walk's module (`load_c_walk`: None where not built or PAGESIEVE_PURE_PYTHON=1), configured."""
+    module = load_c_walk()
+    if module is not None:
+        module.configure(invisible=INVISIBLE_TAGS, block=BLOCK_TAGS, form=FORM_TAGS, cue=CUE_ATTRIBUTES,
+                         tag_bits=tag_bits, attribute_bits=attribute_bits, class_token=_class_token)
     return module
 
 
