@@ -5,7 +5,9 @@ every test that uses the `spark` fixture is marked slow here, the other slow one
 
 On several workers (`-n 2 --dist loadgroup`, what scripts/test.sh runs) a test file is one unit of work, so its
 module fixtures (a Spark job run once, asserted many times) run once; tests that write a shared path of the
-tree (`dist/pagesieve.zip`) name the group `dist-zip` and so never run at the same time.
+tree (`dist/pagesieve.zip`) name the group `dist-zip`. That group has still been seen split over two workers,
+so the zip's builder does not rely on it: builds take a lock and each caller gets its own copy
+(tests/support/cluster_util.py `build_zip`).
 """
 
 from __future__ import annotations

@@ -33,10 +33,27 @@ def free_port() -> int:
 
 
 def build_zip() -> Path:
-    """dist/pagesieve.zip from a clean tree (scripts/tools/build_zip.sh)."""
-    subprocess.run(["bash", str(ROOT / "scripts" / "tools" / "build_zip.sh")], check=True, timeout=300,
-                   capture_output=True, env={**os.environ, "PYTHON": PYTHON})
-    return ROOT / "dist" / "pagesieve.zip"
+    """dist/pagesieve.zip from a clean tree (scripts/tools/build_zip.sh), handed back as a private copy
+    (`<tmp>/pagesieve-zip-*/pagesieve.zip`).
+
+    build_zip.sh starts with `rm -rf build dist`: a job still reading dist/pagesieve.zip when another test
+    rebuilt it lost its executors ("Stream '/files/pagesieve.zip' was not found", or "No module named
+    'pagesieve'"), which happened in full runs where the `dist-zip` xdist group still ran on two workers. So the
+    builds take a lock (one at a time, whichever process or worker) and every caller submits its own copy.
+    """
+    import fcntl
+    import hashlib
+    import shutil
+
+    tree = hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]      # one lock per checkout, whatever process
+    lock = Path(tempfile.gettempdir()) / f"pagesieve-build-zip-{tree}.lock"
+    private = Path(tempfile.mkdtemp(prefix="pagesieve-zip-")) / "pagesieve.zip"
+    with open(lock, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        subprocess.run(["bash", str(ROOT / "scripts" / "tools" / "build_zip.sh")], check=True, timeout=300,
+                       capture_output=True, env={**os.environ, "PYTHON": PYTHON})
+        shutil.copyfile(ROOT / "dist" / "pagesieve.zip", private)
+    return private
 
 
 def python_without_pagesieve(folder: Path) -> str:
