@@ -14,6 +14,7 @@ from pagesieve.jobs.common import (
     JobConfig,
     Report,
     exit_on_config_error,
+    grouped_counts,
     job_parser,
     load_config,
     read_method_pages,
@@ -50,13 +51,11 @@ def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spe
     spec = spec or method_spec(config)
     pages, n_pages = read_method_pages(spark, pages_path, spec, config.job("clean"), report)
     build(pages, spec).write.mode("overwrite").parquet(out)
-    # one pass over what was written gives the three counts (each its own pass cost ~1 s on a small table)
+    # the three counts of what was written in one pass (they were three Spark jobs)
     by_status: Counter[str] = Counter()
     by_language: Counter[str] = Counter()
     methods: set[str] = set()
-    for row in spark.read.parquet(out).groupBy("status", "method", "language").count().collect():
-        status, method, language = ("null" if v is None else str(v) for v in row[:3])
-        n = row[3]
+    for (status, method, language), n in grouped_counts(spark.read.parquet(out), "status", "method", "language"):
         by_status[status] += n
         methods.add(method)
         if status == "ok":   # ok documents by language ("null": too short, or language identification off)

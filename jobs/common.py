@@ -31,10 +31,9 @@ from pagesieve.settings import ConfigError, load_defaults, load_file, parse_over
 from .settings import JOB_SETTINGS
 
 __all__ = ["job_parser", "JobConfig", "load_config", "check_apart", "check_output", "check_readable_file",
-           "check_table", "exit_on_config_error", "spark_session", "Report", "ConfigError", "counts_by", "location",
-           "read_method_pages", "read_pages", "remove_tree", "removed_on_failure", "run_table_job", "spread_partitions",
-           "staging_path",
-           "swap_in", "write_json"]
+           "check_table", "exit_on_config_error", "spark_session", "Report", "ConfigError", "counts_by",
+           "grouped_counts", "location", "read_method_pages", "read_pages", "remove_tree", "removed_on_failure",
+           "run_table_job", "spread_partitions", "staging_path", "swap_in", "write_json"]
 
 log = logging.getLogger("pagesieve")
 
@@ -461,4 +460,11 @@ def read_method_pages(spark, path: str, spec, settings, report: Report):
 
 def counts_by(df, column: str) -> dict[str, int]:
     """{value: rows} of one column (null as 'null') with one groupBy."""
-    return {("null" if r[0] is None else str(r[0])): r[1] for r in df.groupBy(column).count().collect()}
+    return {values[0]: n for values, n in grouped_counts(df, column)}
+
+
+def grouped_counts(df, *columns: str) -> list[tuple[tuple[str, ...], int]]:
+    """(values, rows) of each combination of `columns` (null as 'null'), with one groupBy: several counts of one
+    table in one pass instead of one job each."""
+    return [(tuple("null" if v is None else str(v) for v in r[:-1]), r[-1])
+            for r in df.groupBy(*columns).count().collect()]
