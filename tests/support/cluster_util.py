@@ -6,10 +6,14 @@
 
 from __future__ import annotations
 
+import atexit
 import collections
+import fcntl
 import glob
+import hashlib
 import json
 import os
+import shutil
 import site
 import socket
 import subprocess
@@ -41,13 +45,11 @@ def build_zip() -> Path:
     'pagesieve'"), which happened in full runs where the `dist-zip` xdist group still ran on two workers. So the
     builds take a lock (one at a time, whichever process or worker) and every caller submits its own copy.
     """
-    import fcntl
-    import hashlib
-    import shutil
-
     tree = hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]      # one lock per checkout, whatever process
     lock = Path(tempfile.gettempdir()) / f"pagesieve-build-zip-{tree}.lock"
-    private = Path(tempfile.mkdtemp(prefix="pagesieve-zip-")) / "pagesieve.zip"
+    folder = tempfile.mkdtemp(prefix="pagesieve-zip-")
+    atexit.register(shutil.rmtree, folder, True)      # 4 MB a build; the jobs that read it end before the tests
+    private = Path(folder) / "pagesieve.zip"
     with open(lock, "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         subprocess.run(["bash", str(ROOT / "scripts" / "tools" / "build_zip.sh")], check=True, timeout=300,
