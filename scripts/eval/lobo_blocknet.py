@@ -4,6 +4,8 @@ peers on the same pages (issue 40, item 2).
     .venv/bin/python scripts/eval/lobo_blocknet.py cache            # blocks, inputs, labels of every pool (~10 min)
     .venv/bin/python scripts/eval/lobo_blocknet.py peers            # trafilatura, readability, resiliparse (~5 min)
     .venv/bin/python scripts/eval/lobo_blocknet.py run --name all --train-pools all [--extra resiliparse,stop]
+    .venv/bin/python scripts/eval/lobo_blocknet.py compare A.json B.json   # two runs' --out: differences, intervals
+    .venv/bin/python scripts/eval/lobo_blocknet.py ensemble --name e DIR1 DIR2 ...   # mean of runs' --logits
 
 Pools: the six benchmarks of the shipped model and the two of 2025-26 (wcxb, trafilatura-eval). Every fold trains on
 the `fit` and `validation` parts of the other pools (with `--train-pools six`, of the six old pools only) and scores
@@ -16,6 +18,8 @@ BlockNet against the best peer on the same pages. The cache is a working folder 
 Candidate inputs (`--extra`), computed in the cache for every block and appended to the 157 of the shipped model:
 - `resiliparse`: whether the block's text is part of resiliparse's main-content output (1/0), and the share of
   the page's block text that output holds;
+- `peers`: the blend method's six inputs (each peer's vote: its output holds the block's text, its output's share);
+  `vote-trafilatura`, `vote-readability`, `vote-resiliparse`: one peer's two of them;
 - `stop`: the eight stop-word columns of Web2Text's features recomputed with the stop words of the page's
   language (models/page/stopwords.py: jusText's lists, else the page's own frequent short words), replacing
   the English ones.
@@ -49,7 +53,7 @@ POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "googl
 OLD_POOLS = POOLS[:6]
 PARTS = ("fit", "validation", "test")
 PEERS = BLEND_PEERS          # the peers scored beside BlockNet are the ones blend reads
-EXTRAS = ("resiliparse", "stop", "peers")
+EXTRAS = ("resiliparse", "stop", "peers", *(f"vote-{peer}" for peer in PEERS))
 
 
 # ---- cache ---------------------------------------------------------------------------------------------------------
@@ -168,6 +172,9 @@ class CachedPool:
             self.rows = [json.loads(line) for line in fh]
         if "peers" in extras:
             cols.append(_peer_columns(cache, name, self.rows))
+        for k, peer in enumerate(PEERS):          # one peer's vote alone (its two columns of `peers`)
+            if f"vote-{peer}" in extras:
+                cols.append(_peer_columns(cache, name, self.rows)[:, 2 * k : 2 * k + 2])
         self.inputs = np.hstack(cols) if len(cols) > 1 else cols[0]
         self.offsets = offsets
 
@@ -293,11 +300,45 @@ def run(args: argparse.Namespace) -> dict:
     work = [(args.cache, p, train_pools, extras, args.seed, recipe, args.logits) for p in pools]
     with multiprocessing.get_context("spawn").Pool(args.jobs) as mp:
         folds = list(mp.imap(_fold_job, work))
-    report = {"name": args.name, "train_pools": args.train_pools, "extras": extras, "seed": args.seed,
-              "recipe": recipe, "pools": {}}
+    return _report(args.cache, folds, {"name": args.name, "train_pools": args.train_pools, "extras": extras,
+                                       "seed": args.seed, "recipe": recipe})
+
+
+def ensemble(args: argparse.Namespace) -> dict:
+    """Score the mean of several runs' block logits (`run --logits DIR` of each, e.g. one per seed): an ensemble
+    of their models, without training again."""
+    from pagesieve.models.blocknet import BlockNetSettings
+    from pagesieve.models.blocknet.method import content_blocks
+
+    dirs = [Path(d) for d in args.reports]
+    pools = args.pools.split(",") if args.pools else list(POOLS)
+    settings, folds = BlockNetSettings(), []
+    for name in pools:
+        runs = [np.load(d / f"{name}.npz") for d in dirs]
+        ids = runs[0]["ids"]
+        if any(not np.array_equal(r["ids"], ids) or not np.array_equal(r["offsets"], runs[0]["offsets"])
+               or r["logits"].shape != runs[0]["logits"].shape for r in runs):
+            raise SystemExit(f"{name}: the runs scored other pages or blocks; ensemble runs of one cache")
+        logits = np.mean([r["logits"] for r in runs], axis=0)
+        offsets = runs[0]["offsets"]
+        pool = CachedPool(args.cache, name, ())
+        rows = {pool.rows[i]["id"]: pool.rows[i] for i in pool.indices(("fit", "validation"))}
+        out = []
+        for k, page_id in enumerate(ids):
+            row = rows[str(page_id)]
+            content = content_blocks(SimpleNamespace(text=row["texts"]), logits[offsets[k] : offsets[k + 1]], settings)
+            text = _text(row, content)
+            f1, counts = _score(row, text)
+            out.append({"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()})
+        folds.append({"pool": name, "pages": out})
+    return _report(args.cache, folds, {"name": args.name, "ensemble_of": [str(d) for d in dirs]})
+
+
+def _report(cache: Path, folds: list[dict], head: dict) -> dict:
+    report = head | {"pools": {}}
     for fold in folds:
-        pool = CachedPool(args.cache, fold["pool"], ())
-        peers = _peer_scores(args.cache, pool)
+        pool = CachedPool(cache, fold["pool"], ())
+        peers = _peer_scores(cache, pool)
         ours = fold["pages"]
         row = {"pages": len(ours), "blocknet": round(_pool_value(ours), 4),
                "empty": sum(p["empty"] for p in ours)}
@@ -329,8 +370,49 @@ def run(args: argparse.Namespace) -> dict:
     return report
 
 
+def _per_page(path: str) -> tuple[str, dict[str, list[dict]]]:
+    report = json.loads(Path(path).read_text())
+    return report["name"], report["per_page"]
+
+
+def compare(a_path: str, b_path: str, rounds: int = 2_000, seed: int = 0) -> dict:
+    """Two runs on the same left-out pages: each pool's difference with its paired interval, and the macro's
+    difference with a stratified paired interval (each resample draws every pool's pages anew, the macro of
+    the resampled pools' values taken for both runs)."""
+    a_name, a = _per_page(a_path)
+    b_name, b = _per_page(b_path)
+    pools = [p for p in a if p in b]
+    rng = np.random.default_rng(seed)
+    rows, draws = {}, np.zeros(rounds)
+    for pool in pools:
+        by_id = {p["id"]: p for p in b[pool]}
+        ours = a[pool]
+        theirs = [by_id[p["id"]] for p in ours]
+        diff, low, high = _compare(ours, theirs)
+        rows[pool] = {"pages": len(ours), "a": round(_pool_value(ours), 4), "b": round(_pool_value(theirs), 4),
+                      "difference": round(diff, 4), "low": round(low, 4), "high": round(high, 4)}
+        for r in range(rounds):
+            pick = rng.integers(0, len(ours), len(ours))
+            draws[r] += (_pool_value([ours[i] for i in pick]) - _pool_value([theirs[i] for i in pick])) / len(pools)
+    low, high = np.quantile(draws, [0.025, 0.975])
+    macro = float(np.mean([r["a"] - r["b"] for r in rows.values()]))
+    return {"a": a_name, "b": b_name, "pools": rows,
+            "macro": {"difference": round(macro, 4), "low": round(float(low), 4), "high": round(float(high), 4)}}
+
+
+def print_comparison(c: dict) -> None:
+    print(f"\n{c['a']} against {c['b']} (paired, 95%)")
+    for pool, r in c["pools"].items():
+        print(f"{pool:<20}{r['pages']:>6}{r['a']:>8.3f}{r['b']:>8.3f}{r['difference']:>+9.4f} "
+              f"[{r['low']:+.4f}, {r['high']:+.4f}]")
+    m = c["macro"]
+    print(f"{'macro':<26}{m['difference']:>+25.4f} [{m['low']:+.4f}, {m['high']:+.4f}]")
+
+
 def print_report(report: dict) -> None:
-    print(f"\n{report['name']}: train {report['train_pools']}, extras {list(report['extras'])}, seed {report['seed']}")
+    what = (f"train {report['train_pools']}, extras {list(report['extras'])}, seed {report['seed']}"
+            if "seed" in report else f"ensemble of {report['ensemble_of']}")
+    print(f"\n{report['name']}: {what}")
     print(f"{'left out':<20}{'pages':>6}{'blocknet':>9}" + "".join(f"{p:>12}" for p in PEERS)
           + f"{'gap to best (95%)':>28}{'empty':>6}")
     for pool, r in report["pools"].items():
@@ -347,7 +429,8 @@ def print_report(report: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=("cache", "peers", "run"))
+    ap.add_argument("command", choices=("cache", "peers", "run", "compare", "ensemble"))
+    ap.add_argument("reports", nargs="*", help="compare: two run reports (--out); ensemble: runs' --logits folders")
     ap.add_argument("--data", type=Path, default=data_root())
     ap.add_argument("--cache", type=Path, default=Path(__file__).resolve().parents[3] / "lobo-cache")
     ap.add_argument("--pools", default=None, help="comma-separated pools (default: all eight)")
@@ -367,8 +450,12 @@ def main(argv: list[str] | None = None) -> int:
         _map(_cache_pool, pools, args.data, args.cache, args.jobs)
     elif args.command == "peers":
         _map(_peers_pool, pools, args.data, args.cache, args.jobs)
+    elif args.command == "compare":
+        if len(args.reports) != 2:
+            raise SystemExit("compare takes two reports: A.json B.json")
+        print_comparison(compare(*args.reports))
     else:
-        report = run(args)
+        report = run(args) if args.command == "run" else ensemble(args)
         print_report(report)
         if args.out:
             args.out.write_text(json.dumps(report, indent=1))

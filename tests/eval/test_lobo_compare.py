@@ -1,0 +1,91 @@
+"""scripts/eval/lobo_blocknet.py compare: two leave-one-benchmark-out runs' per-page scores, each pool's paired
+difference and the macro's stratified interval."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def lobo():
+    spec = importlib.util.spec_from_file_location("lobo_blocknet", ROOT / "scripts" / "eval" / "lobo_blocknet.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def write_report(path: Path, name: str, f1: list[float], counts: list[list[int]]) -> str:
+    per_page = {"bow": [{"id": f"b{i}", "f1": v, "counts": None, "empty": False} for i, v in enumerate(f1)],
+                "snippets": [{"id": f"s{i}", "f1": float("nan"), "counts": c, "empty": False}
+                             for i, c in enumerate(counts)]}
+    path.write_text(json.dumps({"name": name, "per_page": per_page}))
+    return str(path)
+
+
+def test_a_run_against_itself_differs_by_nothing(tmp_path, lobo):
+    a = write_report(tmp_path / "a.json", "a", [0.5, 0.9, 0.7], [[3, 1, 0, 2], [1, 0, 1, 0]])
+    c = lobo.compare(a, a, rounds=200)
+    assert c["macro"] == {"difference": 0.0, "low": 0.0, "high": 0.0}
+    assert all(r["difference"] == 0 for r in c["pools"].values())
+
+
+def test_the_macro_is_the_mean_of_the_pools_differences_with_an_interval_around_it(tmp_path, lobo):
+    rng = np.random.default_rng(1)
+    base = rng.uniform(0.5, 0.9, 40)
+    counts = [[int(t), 1, 1, 0] for t in rng.integers(1, 6, 30)]
+    better = [[t + 2, fp, fn, tn] for t, fp, fn, tn in counts]           # more passages found on every page
+    a = write_report(tmp_path / "a.json", "a", list(base + rng.normal(0.05, 0.05, 40)), better)
+    b = write_report(tmp_path / "b.json", "b", list(base), counts)
+    c = lobo.compare(a, b, rounds=500)
+    pools = c["pools"]
+    assert pools["bow"]["difference"] == pytest.approx(pools["bow"]["a"] - pools["bow"]["b"], abs=2e-4)
+    assert pools["snippets"]["difference"] > 0                           # micro snippet F1, not a mean of pages
+    macro = c["macro"]
+    assert macro["difference"] == pytest.approx((pools["bow"]["a"] - pools["bow"]["b"]
+                                                  + pools["snippets"]["a"] - pools["snippets"]["b"]) / 2, abs=2e-4)
+    assert 0 < macro["low"] < macro["difference"] < macro["high"]
+
+
+def write_cache(cache: Path) -> None:
+    """One pool, one page of three blocks, its gold, the peers' outputs: what `ensemble` reads of a cache."""
+    row = {"id": "p1", "part": "fit", "page_type": None, "language": "en", "texts": ["alpha", "beta", "menu home"],
+           "brk": [True] * 3, "glued": [False] * 3, "gold": "alpha beta", "snippets": None}
+    np.savez(cache / "pool.npz", inputs=np.zeros((3, 2), np.float32), extra=np.zeros((3, 10), np.float32),
+             labels=np.array([1, 1, 0], np.float32), weights=np.ones(3, np.float32), offsets=np.array([0, 3]))
+    with gzip.open(cache / "pool.pages.jsonl.gz", "wt", encoding="utf-8") as fh:
+        fh.write(json.dumps(row) + "\n")
+    with gzip.open(cache / "pool.peers.jsonl.gz", "wt", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "p1", "trafilatura": "alpha", "readability": "alpha beta menu",
+                             "resiliparse": ""}) + "\n")
+
+
+def write_logits(folder: Path, logits: list[float]) -> str:
+    folder.mkdir()
+    np.savez(folder / "pool.npz", ids=np.array(["p1"]), offsets=np.array([0, 3]), logits=np.array(logits))
+    return str(folder)
+
+
+def test_an_ensemble_scores_the_mean_of_the_runs_logits(tmp_path, lobo):
+    write_cache(tmp_path)
+    sure = write_logits(tmp_path / "sure", [5.0, 5.0, -5.0])        # alpha and beta: the gold, F1 1
+    unsure = write_logits(tmp_path / "unsure", [5.0, -5.0, -5.0])   # with it the mean of beta's is 0: not kept
+
+    def ensemble(*folders: str) -> dict:
+        args = SimpleNamespace(reports=list(folders), pools="pool", cache=tmp_path, name="e")
+        return lobo.ensemble(args)["pools"]["pool"]
+
+    alone, both = ensemble(sure), ensemble(sure, unsure)
+    assert alone["blocknet"] == 1.0
+    assert both["blocknet"] == pytest.approx(2 / 3, abs=1e-4)       # "alpha" against "alpha beta"
+    assert both["readability"] == pytest.approx(0.8, abs=1e-4) and both["best_peer"] == "readability"
+    with pytest.raises(SystemExit, match="other pages or blocks"):
+        ensemble(sure, write_logits(tmp_path / "short", [1.0, 2.0]))
