@@ -443,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="write the report as JSON here")
     ap.add_argument("--logits", type=Path, default=None,
                     help="write each left-out pool's block logits here (<pool>.npz: ids, offsets, logits)")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)       # the reports may follow the options
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = args.pools.split(",") if args.pools else list(POOLS)
     if args.command == "cache":
