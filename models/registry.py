@@ -47,6 +47,8 @@ METHODS: dict[str, MethodEntry] = {e.name: e for e in (
                 "pagesieve.models.blocknet.settings:BlockNetSettings", ("tree", None)),
     MethodEntry("blend", "cleaner", "pagesieve.models.blocknet.method:Blend",
                 "pagesieve.models.blocknet.settings:BlendSettings", ("tree", None)),
+    MethodEntry("cascade", "cleaner", "pagesieve.models.blocknet.method:Cascade",
+                "pagesieve.models.blocknet.settings:CascadeSettings", ("tree", None)),
     MethodEntry("amber", "extractor", "pagesieve.models.amber.method:Amber",
                 "pagesieve.models.amber.method:AmberSettings"),
     MethodEntry("freedom", "extractor", "pagesieve.models.freedom.method:FreeDOM",

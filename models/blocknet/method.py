@@ -14,9 +14,9 @@ from ..web2text.method import PageBlocks, page_blocks_within
 from .features import block_inputs
 from .model import BlockNetModel
 from .peers import PeerVotes, peer_columns
-from .settings import BlendSettings, BlockNetSettings
+from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
-__all__ = ["BlockNet", "Blend", "content_blocks"]
+__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "uncertainty"]
 
 
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
@@ -34,6 +34,16 @@ def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSetting
         if words < settings.min_words:
             content = logits > min(settings.threshold, float(logits.max()) - settings.fallback_margin)
     return content
+
+
+def uncertainty(texts: Sequence[str], logits: np.ndarray) -> float:
+    """How unsure a model is of a page: the mean over its blocks of min(p, 1 - p), p the block's content
+    probability, each block weighted by its characters + 1. 0: every block certain; 0.5: every block a coin toss."""
+    if not len(logits):
+        return 0.0
+    weights = np.fromiter(map(len, texts), dtype=np.float64, count=len(texts)) + 1
+    p = 1 / (1 + np.exp(-np.asarray(logits, dtype=np.float64)))
+    return float((weights * np.minimum(p, 1 - p)).sum() / weights.sum())
 
 
 class BlockNet(Cleaner):
@@ -58,12 +68,13 @@ class BlockNet(Cleaner):
         # peaked at 1,740 MiB, 969 page by page (docs/memory.md). On CUDA one padded pass per batch is the point.
         return self.device.type != "cpu"
 
-    def predict_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Content logits per block from raw inputs; on CUDA pages are padded in groups of similar length (on the
-        CPU the model runs each page alone: `BlockNetModel.logits`)."""
+    def predict_logits(self, inputs: Sequence[np.ndarray], model: BlockNetModel | None = None) -> list[np.ndarray]:
+        """Content logits per block from raw inputs (by `model`, default the method's); on CUDA pages are padded in
+        groups of similar length (on the CPU the model runs each page alone: `BlockNetModel.logits`)."""
+        model = model or self.model
         logits: list[np.ndarray] = [np.zeros(0, dtype=np.float32)] * len(inputs)
         for group in length_groups([len(a) for a in inputs], self.settings.max_batch_blocks):
-            for i, page_logits in zip(group, self.model.logits([inputs[i] for i in group]), strict=True):
+            for i, page_logits in zip(group, model.logits([inputs[i] for i in group]), strict=True):
                 logits[i] = page_logits
         return logits
 
@@ -92,11 +103,15 @@ class BlockNet(Cleaner):
     def batch_results(self, inputs: Sequence[PageBlocks | CleanResult]) -> list[CleanResult]:
         """One forward pass over the pages that have blocks."""
         fits = [i for i, x in enumerate(inputs) if isinstance(x, PageBlocks) and len(x.blocks)]
-        logits = dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
+        logits = self.page_logits(inputs, fits)
         return [x if isinstance(x, CleanResult) else
                 blocks_result(x.page, x.blocks, self.content(x.blocks, logits[i]) if i in logits
                               else np.zeros(0, dtype=bool))
                 for i, x in enumerate(inputs)]
+
+    def page_logits(self, inputs: Sequence[PageBlocks | CleanResult], fits: list[int]) -> dict[int, np.ndarray]:
+        """Block logits of the pages `fits` (indices into `inputs`, each a PageBlocks with blocks)."""
+        return dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
 
 
 class Blend(BlockNet):
@@ -111,3 +126,35 @@ class Blend(BlockNet):
         if self.peers is None:
             raise ValueError(f"blend.model {self.settings.model!r} does not read the peers' votes: train one with "
                              "scripts/train/train_blocknet.py --inputs blend")
+
+
+class Cascade(BlockNet):
+    """BlockNet on every page, and blend on the pages BlockNet is unsure of (`uncertainty` above `unsure`): the
+    three peers run on those pages only (about one in twenty at the default), so it keeps part of blend's gain
+    at a fraction of its cost (docs/methods/blocknet.md#cascade-blend-where-blocknet-is-unsure)."""
+
+    name = "cascade"
+    settings_class = CascadeSettings
+
+    def __init__(self, settings: CascadeSettings | None = None) -> None:
+        super().__init__(settings or CascadeSettings.load())
+        if self.peers is not None:
+            raise ValueError(f"cascade.model {self.settings.model!r} reads the peers' votes: the first pass must be "
+                             "a BlockNet model (blend's goes in cascade.blend_model)")
+        self.blend = BlockNetModel.load(self.settings.blend_model).to(self.device)
+        if self.blend.inputs != "blend":
+            raise ValueError(f"cascade.blend_model {self.settings.blend_model!r} does not read the peers' votes: "
+                             "train one with scripts/train/train_blocknet.py --inputs blend")
+        self.votes = PeerVotes()
+        self.blended_pages = 0         # pages that went to blend, counted for the run's log
+
+    def page_logits(self, inputs: Sequence[PageBlocks | CleanResult], fits: list[int]) -> dict[int, np.ndarray]:
+        logits = super().page_logits(inputs, fits)
+        unsure = [i for i in fits if uncertainty(inputs[i].blocks.text, logits[i]) > self.settings.unsure]
+        if unsure:
+            blend_inputs = [np.hstack([inputs[i].inputs[0],
+                                       peer_columns(inputs[i].blocks.text, self.votes.outputs(inputs[i].page))])
+                            for i in unsure]
+            logits.update(zip(unsure, self.predict_logits(blend_inputs, self.blend), strict=True))
+            self.blended_pages += len(unsure)
+        return logits

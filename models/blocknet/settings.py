@@ -8,7 +8,7 @@ from pagesieve.settings import Settings, check_at_least, check_device, check_thr
 
 from ..page.weights import model_check
 
-__all__ = ["PACKAGED_MODELS", "BlendSettings", "BlockNetSettings"]
+__all__ = ["PACKAGED_MODELS", "BlendSettings", "BlockNetSettings", "CascadeSettings"]
 
 # name -> file stem under weights/ (scripts/train/train_blocknet.py writes them); here, not in model.py, so that
 # checking the `model` setting imports no torch
@@ -42,3 +42,21 @@ class BlendSettings(BlockNetSettings):
     conf_name = "blend"
 
     model: str = "blend"
+
+
+@dataclass(frozen=True, slots=True)
+class CascadeSettings(BlockNetSettings):
+    """The `cascade` method's: BlockNet's fields (its model labels every page), read from conf/cascade.toml, plus
+    the blend model for the pages BlockNet is unsure of and how unsure that is."""
+
+    conf_name = "cascade"
+    field_checks = BlockNetSettings.field_checks | {"blend_model": BlockNetSettings.field_checks["model"]}
+
+    blend_model: str = "blend"
+    unsure: float = 0.22
+
+    def __post_init__(self) -> None:
+        BlockNetSettings.__post_init__(self)
+        if not 0 <= self.unsure <= 0.5:
+            raise ValueError(f"cascade.unsure: must be between 0 (every page to blend) and 0.5 (none), got "
+                             f"{self.unsure!r}")

@@ -11,6 +11,7 @@ all of them alike. Report ratios, not absolute figures.
     .venv/bin/python scripts/bench/bench_extract.py                       # cleaneval + scrapinghub
     .venv/bin/python scripts/bench/bench_extract.py --limit 200 --json bench.json
     .venv/bin/python scripts/bench/bench_extract.py --methods web2text,cnr,trafilatura,resiliparse
+    .venv/bin/python scripts/bench/bench_extract.py --methods blocknet,cascade,cascade@unsure=0.24,trafilatura
 """
 
 from __future__ import annotations
@@ -31,10 +32,20 @@ from pagesieve.models.registry import build_method
 DATA = data_root()
 
 
+def _build(spec: str):
+    """`name` or `name@key=value` (one setting changed, the value read as TOML: `cascade@unsure=0.24`)."""
+    import tomllib
+
+    name, _, setting = spec.partition("@")
+    overrides = tomllib.loads(setting) if setting else {}
+    return build_method(name, overrides, kind="cleaner")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=f"{DATA}/cleaneval,{DATA}/scrapinghub")
-    ap.add_argument("--methods", default="cnr,trafilatura,resiliparse", help="registered cleaners, ours or peers")
+    ap.add_argument("--methods", default="cnr,trafilatura,resiliparse",
+                    help="registered cleaners, ours or peers; NAME@KEY=VALUE changes one setting")
     ap.add_argument("--limit", type=int, default=0, help="pages per dataset (0 = all)")
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--cpu", type=int, default=0, help="CPU to pin to")
@@ -49,7 +60,7 @@ def main() -> None:
                 break
             pages.append(PageInput(page.html, url=page.url, page_id=page.page_id))
     names = args.methods.split(",")
-    methods = {name: build_method(name, kind="cleaner") for name in names}
+    methods = {name: _build(name) for name in names}
 
     def timed(name: str, page: PageInput) -> float:
         # the decode and parse are redone for every method: each is charged its own, as from raw bytes

@@ -108,8 +108,9 @@ def test_the_cli_prints_one_line_and_exits_2_without_starting_a_jvm(tmp_path):
                            "--out", str(tmp_path / "out"), "--method", "cnrr"], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [
-        "pagesieve clean: error: unknown method 'cnrr'; known: all_text, blend, blocknet, boilerpy3, cnr, justext, "
-        "readability, resiliparse, trafilatura, trafilatura_precision, vips, web2text (or a dotted path module:Class)"]
+        "pagesieve clean: error: unknown method 'cnrr'; known: all_text, blend, blocknet, boilerpy3, cascade, cnr, "
+        "justext, readability, resiliparse, trafilatura, trafilatura_precision, vips, web2text (or a dotted path "
+        "module:Class)"]
 
 
 def test_a_method_of_the_wrong_kind_is_refused_by_the_job(monkeypatch):

@@ -60,7 +60,7 @@ def test_a_users_method_loads_by_dotted_path_in_both_spellings():
 
 
 @pytest.mark.parametrize(("name", "message"), [
-    ("cnrr", "unknown method 'cnrr'; known: all_text, blend, blocknet, boilerpy3, cnr,"),
+    ("cnrr", "unknown method 'cnrr'; known: all_text, blend, blocknet, boilerpy3, cascade, cnr,"),
     ("nosuch.module:X", "method 'nosuch.module:X': no module 'nosuch'"),
     ("pagesieve.models.cnr:Nope", "method 'pagesieve.models.cnr:Nope': module 'pagesieve.models.cnr' has no 'Nope'"),
     ("pagesieve.models.page:Cleaner", "method 'pagesieve.models.page:Cleaner' is not a method class"),
