@@ -129,7 +129,7 @@ def test_export_is_a_jsoncollection_of_ok_documents(run_out):
     assert pq.read_table(run_out / "export" / "parquet").num_rows == len(docs)
 
 
-@pytest.fixture(scope="module", params=["web2text", "blocknet"])
+@pytest.fixture(scope="module", params=["web2text", "blocknet", "cascade"])
 def neural_docs(request, run_out, tmp_path_factory) -> tuple[str, list[dict]]:
     """`pagesieve clean --method NAME` (the real CLI, Spark local mode) over the sample's pages table."""
     name = request.param
@@ -161,6 +161,8 @@ def test_neural_methods_on_spark_match_the_method_page_by_page(run_out, neural_d
         assert (doc["status"], doc["text"] or "") == (alone.status, alone.text), doc["url"]
         compared += 1
     assert compared >= 55
+    if name == "cascade":                  # the blend path ran on Spark too, not only blocknet's
+        assert method.blended_pages >= 1
     by_url = {d["url"]: d["status"] for d in docs}
     assert by_url["http://sample.pagesieve.test/bad/binary-junk.html"] == "not_html"
     assert by_url["http://sample.pagesieve.test/bad/empty-body.html"] == "empty"
