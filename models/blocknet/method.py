@@ -114,6 +114,13 @@ class BlockNet(Cleaner):
         return dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
 
 
+def _require_peer_inputs(model: BlockNetModel, key: str, value: str) -> None:
+    """A blend model's inputs hold the peers' votes; a plain BlockNet model in its place is a setting's mistake."""
+    if model.inputs != "blend":
+        raise ValueError(f"{key} {value!r} does not read the peers' votes: train one with "
+                         "scripts/train/train_blocknet.py --inputs blend")
+
+
 class Blend(BlockNet):
     """Quality first: BlockNet whose model also reads, per block, whether trafilatura, readability and resiliparse
     keep it (`peers.PEER_INPUT_NAMES`); about 6x BlockNet's time per page (2026-11-27): it runs the three peers."""
@@ -123,9 +130,7 @@ class Blend(BlockNet):
 
     def __init__(self, settings: BlendSettings | None = None) -> None:
         super().__init__(settings or BlendSettings.load())
-        if self.peers is None:
-            raise ValueError(f"blend.model {self.settings.model!r} does not read the peers' votes: train one with "
-                             "scripts/train/train_blocknet.py --inputs blend")
+        _require_peer_inputs(self.model, "blend.model", self.settings.model)
 
 
 class Cascade(BlockNet):
@@ -142,11 +147,9 @@ class Cascade(BlockNet):
             raise ValueError(f"cascade.model {self.settings.model!r} reads the peers' votes: the first pass must be "
                              "a BlockNet model (blend's goes in cascade.blend_model)")
         self.blend = BlockNetModel.load(self.settings.blend_model).to(self.device)
-        if self.blend.inputs != "blend":
-            raise ValueError(f"cascade.blend_model {self.settings.blend_model!r} does not read the peers' votes: "
-                             "train one with scripts/train/train_blocknet.py --inputs blend")
+        _require_peer_inputs(self.blend, "cascade.blend_model", self.settings.blend_model)
         self.votes = PeerVotes()
-        self.blended_pages = 0         # pages that went to blend, counted for the run's log
+        self.blended_pages = 0         # pages this instance sent to blend (read by tests; no report shows it yet)
 
     def page_logits(self, inputs: Sequence[PageBlocks | CleanResult], fits: list[int]) -> dict[int, np.ndarray]:
         logits = super().page_logits(inputs, fits)

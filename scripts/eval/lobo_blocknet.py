@@ -151,11 +151,24 @@ def _map(fn, pools: list[str], data: Path, cache: Path, jobs: int) -> None:
 
 # ---- folds ---------------------------------------------------------------------------------------------------------
 
-class CachedPool:
-    """One pool's cached pages: inputs (with the chosen extras), labels, and what scoring needs."""
+class PoolPages:
+    """One pool's cached pages as scoring reads them (texts, gold, part, page type, language), without the
+    block inputs (WCXB's alone are about 380 MB)."""
+
+    def __init__(self, cache: Path, name: str) -> None:
+        self.name = name
+        with gzip.open(cache / f"{name}.pages.jsonl.gz", "rt", encoding="utf-8") as fh:
+            self.rows = [json.loads(line) for line in fh]
+
+    def indices(self, parts: tuple[str, ...]) -> list[int]:
+        return [i for i, r in enumerate(self.rows) if r["part"] in parts]
+
+
+class CachedPool(PoolPages):
+    """One pool's cached pages with their inputs (with the chosen extras) and labels, for training and predicting."""
 
     def __init__(self, cache: Path, name: str, extras: tuple[str, ...]) -> None:
-        self.name = name
+        super().__init__(cache, name)
         with np.load(cache / f"{name}.npz") as z:
             inputs, extra = z["inputs"], z["extra"]
             self.labels, self.weights, offsets = z["labels"], z["weights"], z["offsets"]
@@ -168,22 +181,17 @@ class CachedPool:
             cols = [inputs]
         if "resiliparse" in extras:
             cols.append(extra[:, :2])
-        with gzip.open(cache / f"{name}.pages.jsonl.gz", "rt", encoding="utf-8") as fh:
-            self.rows = [json.loads(line) for line in fh]
-        if "peers" in extras:
-            cols.append(_peer_columns(cache, name, self.rows))
-        for k, peer in enumerate(PEERS):          # one peer's vote alone (its two columns of `peers`)
-            if f"vote-{peer}" in extras:
-                cols.append(_peer_columns(cache, name, self.rows)[:, 2 * k : 2 * k + 2])
+        votes = [k for k, peer in enumerate(PEERS) if f"vote-{peer}" in extras]   # one peer's two columns each
+        if "peers" in extras or votes:
+            every = _peer_columns(cache, name, self.rows)
+            cols += [every] if "peers" in extras else []
+            cols += [every[:, 2 * k : 2 * k + 2] for k in votes]
         self.inputs = np.hstack(cols) if len(cols) > 1 else cols[0]
         self.offsets = offsets
 
     def page(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cut = slice(self.offsets[i], self.offsets[i + 1])
         return self.inputs[cut], self.labels[cut], self.weights[cut]
-
-    def indices(self, parts: tuple[str, ...]) -> list[int]:
-        return [i for i, r in enumerate(self.rows) if r["part"] in parts]
 
 
 def _peer_columns(cache: Path, name: str, rows: list[dict]) -> np.ndarray:
@@ -261,7 +269,7 @@ def _fold_job(args: tuple) -> dict:
     return {"pool": left_out, "pages": out, "train_pages": len(pages)}
 
 
-def _peer_scores(cache: Path, pool: CachedPool) -> dict[str, dict[str, dict]]:
+def _peer_scores(cache: Path, pool: PoolPages) -> dict[str, dict[str, dict]]:
     texts = _peer_texts(cache, pool.name)
     out: dict[str, dict[str, dict]] = {p: {} for p in PEERS}
     for i in pool.indices(("fit", "validation")):
@@ -321,7 +329,7 @@ def ensemble(args: argparse.Namespace) -> dict:
             raise SystemExit(f"{name}: the runs scored other pages or blocks; ensemble runs of one cache")
         logits = np.mean([r["logits"] for r in runs], axis=0)
         offsets = runs[0]["offsets"]
-        pool = CachedPool(args.cache, name, ())
+        pool = PoolPages(args.cache, name)
         rows = {pool.rows[i]["id"]: pool.rows[i] for i in pool.indices(("fit", "validation"))}
         out = []
         for k, page_id in enumerate(ids):
@@ -337,7 +345,7 @@ def ensemble(args: argparse.Namespace) -> dict:
 def _report(cache: Path, folds: list[dict], head: dict) -> dict:
     report = head | {"pools": {}}
     for fold in folds:
-        pool = CachedPool(cache, fold["pool"], ())
+        pool = PoolPages(cache, fold["pool"])
         peers = _peer_scores(cache, pool)
         ours = fold["pages"]
         row = {"pages": len(ours), "blocknet": round(_pool_value(ours), 4),

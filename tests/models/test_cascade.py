@@ -29,8 +29,8 @@ def alone(pages):
     for page in pages:
         blocks_inputs = blocknet.batch_inputs(page)
         logits = blocknet.predict_logits([blocks_inputs.inputs[0]])[0]
-        out.append((blocknet.process(page).text, blend.process(page).text, uncertainty(blocks_inputs.blocks.text,
-                                                                                       logits)))
+        by_blocknet = blocknet.batch_results([blocks_inputs])[0].text
+        out.append((by_blocknet, blend.process(page).text, uncertainty(blocks_inputs.blocks.text, logits)))
     return out
 
 
