@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..page import Cleaner, CleanResult, ParsedPage
+from ..page import Cleaner, CleanResult, ParsedPage, failure_of
+from ..page.guard import PageTimeout
 from ..page.words import count_words
 from ..web2text import Blocks, blocks_result, length_groups, pick_device
 from ..web2text.method import PageBlocks, page_blocks_within
@@ -61,6 +62,8 @@ class BlockNet(Cleaner):
             torch.set_num_threads(self.settings.threads)  # per process; Spark runs one worker per core
         self.model = BlockNetModel.load(self.settings.model).to(self.device)
         self.peers = PeerVotes() if self.model.inputs == "blend" else None
+        self.unsure_peer = _build_cleaner(self.settings.unsure_peer) if self.settings.unsure_peer else None
+        self.unsure_pages = 0          # pages whose text came from unsure_peer (read by tests; no report shows it yet)
 
     def batches(self) -> bool:
         # On the CPU the model runs each page alone (BlockNetModel.logits): a batch bought no speed there and held
@@ -104,14 +107,41 @@ class BlockNet(Cleaner):
         """One forward pass over the pages that have blocks."""
         fits = [i for i, x in enumerate(inputs) if isinstance(x, PageBlocks) and len(x.blocks)]
         logits = self.page_logits(inputs, fits)
-        return [x if isinstance(x, CleanResult) else
-                blocks_result(x.page, x.blocks, self.content(x.blocks, logits[i]) if i in logits
-                              else np.zeros(0, dtype=bool))
-                for i, x in enumerate(inputs)]
+        results = [x if isinstance(x, CleanResult) else
+                   blocks_result(x.page, x.blocks, self.content(x.blocks, logits[i]) if i in logits
+                                 else np.zeros(0, dtype=bool))
+                   for i, x in enumerate(inputs)]
+        if self.unsure_peer is not None:
+            for i in fits:
+                if uncertainty(inputs[i].blocks.text, logits[i]) > self.settings.unsure:
+                    results[i] = self.second_opinion(inputs[i].page, results[i])
+        return results
+
+    def second_opinion(self, page: ParsedPage, own: CleanResult) -> CleanResult:
+        """`unsure_peer`'s result for a page BlockNet is unsure of; BlockNet's own when the peer finds nothing or
+        fails. Left out of training, a page's uncertainty above 0.22 marks the pages where BlockNet took the wrong
+        region, and resiliparse's text there beat BlockNet's (docs/methods/blocknet.md#unsure-pages)."""
+        try:
+            result = self.unsure_peer.process(page)
+        except PageTimeout:
+            raise                           # the page's time is up: the runner makes it a status row
+        except Exception as exc:  # noqa: BLE001 - a peer that fails keeps BlockNet's text
+            failure_of(exc)
+            return own
+        if not result.text.strip():
+            return own
+        self.unsure_pages += 1
+        return result
 
     def page_logits(self, inputs: Sequence[PageBlocks | CleanResult], fits: list[int]) -> dict[int, np.ndarray]:
         """Block logits of the pages `fits` (indices into `inputs`, each a PageBlocks with blocks)."""
         return dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
+
+
+def _build_cleaner(name: str) -> Cleaner:
+    from ..registry import build_method  # the registry imports the method classes lazily
+
+    return build_method(name)
 
 
 def _require_peer_inputs(model: BlockNetModel, key: str, value: str) -> None:

@@ -13,6 +13,8 @@ __all__ = ["PACKAGED_MODELS", "BlendSettings", "BlockNetSettings", "CascadeSetti
 # name -> file stem under weights/ (scripts/train/train_blocknet.py writes them); here, not in model.py, so that
 # checking the `model` setting imports no torch
 PACKAGED_MODELS = {"default": "blocknet-default", "blend": "blocknet-blend"}
+# the cleaners whose text may stand in for BlockNet's on a page it is unsure of (`unsure_peer`)
+UNSURE_PEERS = ("resiliparse", "trafilatura", "readability")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +31,18 @@ class BlockNetSettings(Settings):
     threads: int = 1
     max_batch_blocks: int = 65536
     max_blocks: int = 200_000
+    unsure: float = 0.22
+    unsure_peer: str = "resiliparse"
 
     def __post_init__(self) -> None:
         check_at_least(0, min_words=self.min_words, fallback_margin=self.fallback_margin)
         check_at_least(1, threads=self.threads, max_blocks=self.max_blocks, max_batch_blocks=self.max_batch_blocks)
+        if not 0 <= self.unsure <= 0.5:
+            raise ValueError(f"{self.conf_name}.unsure: must be between 0 (every page is unsure) and 0.5 (none), "
+                             f"got {self.unsure!r}")
+        if self.unsure_peer not in ("", *UNSURE_PEERS):
+            raise ValueError(f"{self.conf_name}.unsure_peer: one of {', '.join(UNSURE_PEERS)}, or \"\" for none; "
+                             f"got {self.unsure_peer!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +52,7 @@ class BlendSettings(BlockNetSettings):
     conf_name = "blend"
 
     model: str = "blend"
+    unsure_peer: str = ""        # blend's model already reads the three peers' votes
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +64,9 @@ class CascadeSettings(BlockNetSettings):
     field_checks = BlockNetSettings.field_checks | {"blend_model": BlockNetSettings.field_checks["model"]}
 
     blend_model: str = "blend"
-    unsure: float = 0.22
+    unsure_peer: str = ""        # the unsure pages get blend's labels instead
 
     def __post_init__(self) -> None:
         BlockNetSettings.__post_init__(self)
-        if not 0 <= self.unsure <= 0.5:
-            raise ValueError(f"cascade.unsure: must be between 0 (every page to blend) and 0.5 (none), got "
-                             f"{self.unsure!r}")
+        if self.unsure_peer:
+            raise ValueError("cascade.unsure_peer: the cascade's unsure pages go to blend; leave it \"\"")

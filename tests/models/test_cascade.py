@@ -23,7 +23,7 @@ def pages(shared_data):
 @pytest.fixture(scope="module")
 def alone(pages):
     """Each page by blocknet and by blend, and blocknet's uncertainty on it."""
-    blocknet = build_method("blocknet", {"device": "cpu"})
+    blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": ""})     # the network's own text
     blend = build_method("blend", {"device": "cpu"})
     out = []
     for page in pages:
@@ -66,6 +66,8 @@ def test_settings_are_checked():
         build_method("cascade", {"unsure": 0.7})
     with pytest.raises(ConfigError, match="blend_model"):
         build_method("cascade", {"blend_model": "nosuch"})
+    with pytest.raises(ConfigError, match="unsure_peer"):
+        build_method("cascade", {"unsure_peer": "resiliparse"})
     with pytest.raises(ValueError, match="first pass must be a BlockNet model"):
         build_method("cascade", {"device": "cpu", "model": "blend"})
     with pytest.raises(ValueError, match="does not read the peers"):
