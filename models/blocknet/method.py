@@ -9,12 +9,12 @@ import torch
 
 from ..page import Cleaner, CleanResult, ParsedPage, failure_of
 from ..page.guard import PageTimeout
-from ..page.words import count_words
+from ..page.words import count_words, fold_space
 from ..web2text import Blocks, blocks_result, length_groups, pick_device
 from ..web2text.method import PageBlocks, page_blocks_within
 from .features import block_inputs
 from .model import BlockNetModel
-from .peers import PeerVotes, peer_columns
+from .peers import PeerVotes, held_by, peer_columns
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
 __all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "uncertainty"]
@@ -114,15 +114,16 @@ class BlockNet(Cleaner):
         if self.unsure_peer is not None:
             for i in fits:
                 if uncertainty(inputs[i].blocks.text, logits[i]) > self.settings.unsure:
-                    results[i] = self.second_opinion(inputs[i].page, results[i])
+                    results[i] = self.second_opinion(inputs[i], results[i])
         return results
 
-    def second_opinion(self, page: ParsedPage, own: CleanResult) -> CleanResult:
-        """`unsure_peer`'s result for a page BlockNet is unsure of; BlockNet's own when the peer finds nothing or
-        fails. Left out of training, a page's uncertainty above 0.22 marks the pages where BlockNet took the wrong
-        region, and resiliparse's text there beat BlockNet's (docs/methods/blocknet.md#unsure-pages)."""
+    def second_opinion(self, inputs: PageBlocks, own: CleanResult) -> CleanResult:
+        """`unsure_peer`'s text for a page BlockNet is unsure of, with the XPaths of the blocks that text holds;
+        BlockNet's own result when the peer finds nothing or fails. Left out of training, resiliparse's text beat
+        BlockNet's on such pages (docs/methods/blocknet.md#unsure-pages); the blocks it holds, assembled as
+        BlockNet assembles its own, did less well, so the text is the peer's."""
         try:
-            result = self.unsure_peer.process(page)
+            result = self.unsure_peer.process(inputs.page)
         except PageTimeout:
             raise                           # the page's time is up: the runner makes it a status row
         except Exception as exc:  # noqa: BLE001 - a peer that fails keeps BlockNet's text
@@ -131,7 +132,10 @@ class BlockNet(Cleaner):
         if not result.text.strip():
             return own
         self.unsure_pages += 1
-        return result
+        blocks = inputs.blocks
+        held = held_by([fold_space(t) for t in blocks.text], fold_space(result.text))
+        xpaths = tuple(dict.fromkeys(blocks.xpaths(np.flatnonzero(held).tolist())))
+        return CleanResult(title=own.title, text=result.text, content_xpaths=xpaths)
 
     def page_logits(self, inputs: Sequence[PageBlocks | CleanResult], fits: list[int]) -> dict[int, np.ndarray]:
         """Block logits of the pages `fits` (indices into `inputs`, each a PageBlocks with blocks)."""

@@ -18,12 +18,17 @@ from ..page import ParsedPage, failure_of
 from ..page.guard import PageTimeout
 from ..page.words import fold_space
 
-__all__ = ["PEERS", "PEER_INPUT_NAMES", "PeerVotes", "peer_columns"]
+__all__ = ["PEERS", "PEER_INPUT_NAMES", "PeerVotes", "held_by", "peer_columns"]
 
 PEERS = ("trafilatura", "readability", "resiliparse")
 PEER_INPUT_NAMES: list[str] = [f"p{2 * i + k + 1}.{what}_{peer}" for i, peer in enumerate(PEERS)
                                for k, what in enumerate(("in", "share"))]
 _MAX_SHARE = 5.0
+
+
+def held_by(folded: Sequence[str], output: str) -> np.ndarray:
+    """Which blocks (their texts white-space folded) an extractor's output text (folded too) holds, as bools."""
+    return np.fromiter((bool(t) and t in output for t in folded), dtype=bool, count=len(folded))
 
 
 def peer_columns(texts: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
@@ -34,7 +39,7 @@ def peer_columns(texts: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
     out = np.zeros((len(folded), len(PEER_INPUT_NAMES)), dtype=np.float32)
     for i, output in enumerate(outputs):
         text = fold_space(output)
-        out[:, 2 * i] = np.fromiter((bool(t) and t in text for t in folded), dtype=np.float32, count=len(folded))
+        out[:, 2 * i] = held_by(folded, text)
         out[:, 2 * i + 1] = min(len(text) / total, _MAX_SHARE)
     return out
 

@@ -39,9 +39,20 @@ def test_unsure_pages_get_resiliparses_text_and_sure_ones_keep_blocknets(pages, 
     assert blocknet.settings.unsure_peer == "resiliparse"
     unsure = [u > blocknet.settings.unsure and bool(peer.strip()) for _, peer, u in alone]
     assert 0 < sum(unsure) < len(pages) / 2           # some pages, not most (one in twenty over the pools)
-    texts = [r.text for r in blocknet.process_batch(pages)]
-    assert texts == [peer if u else own for (own, peer, _), u in zip(alone, unsure, strict=True)]
+    results = blocknet.process_batch(pages)
+    assert [r.text for r in results] == [peer if u else own for (own, peer, _), u in zip(alone, unsure, strict=True)]
     assert blocknet.unsure_pages == sum(unsure)
+    for page, result, u in zip(pages, results, unsure, strict=True):
+        if u:       # the XPaths are those of the blocks whose text the peer's text holds
+            assert result.status == "ok" and result.content_xpaths
+            blocks = blocknet.batch_inputs(page).blocks
+            texts_at: dict[str, list[str]] = {}
+            for i, xpath in enumerate(blocks.xpaths(list(range(len(blocks))))):
+                texts_at.setdefault(xpath, []).append(" ".join(blocks.text[i].split()))
+            peer_text = " ".join(result.text.split())
+            for xpath in result.content_xpaths:
+                assert len(page.root.xpath(xpath)) == 1
+                assert any(t and t in peer_text for t in texts_at[xpath])
     assert any(own != peer for (own, peer, _), u in zip(alone, unsure, strict=True) if u)
 
 
