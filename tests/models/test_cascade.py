@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
-from pagesieve.eval import iter_gold_pages
 from pagesieve.models.blocknet.method import uncertainty
-from pagesieve.models.page import parse_page
 from pagesieve.models.registry import build_method
 from pagesieve.settings import ConfigError
 
 
 @pytest.fixture(scope="module")
-def pages(shared_data):
-    golds = itertools.islice(iter_gold_pages(shared_data / "dragnet", "fit"), 30)
-    return [parse_page(g.html, url=g.url, page_id=g.page_id) for g in golds]
+def pages(dragnet_pages):
+    return dragnet_pages
 
 
 @pytest.fixture(scope="module")
