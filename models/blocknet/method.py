@@ -13,7 +13,7 @@ from ..page.words import count_words, fold_space
 from ..web2text import Blocks, blocks_result, length_groups, pick_device
 from ..web2text.method import PageBlocks, page_blocks_within
 from .features import block_inputs
-from .model import BlockNetModel
+from .model import INPUT_PEERS, BlockNetModel
 from .peers import PeerVotes, held_by, peer_columns
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
@@ -61,7 +61,7 @@ class BlockNet(Cleaner):
         if self.device.type == "cpu":
             torch.set_num_threads(self.settings.threads)  # per process; Spark runs one worker per core
         self.model = BlockNetModel.load(self.settings.model).to(self.device)
-        self.peers = PeerVotes() if self.model.inputs == "blend" else None
+        self.peers = PeerVotes(INPUT_PEERS[self.model.inputs]) if self.model.inputs in INPUT_PEERS else None
         self.unsure_peer = _build_cleaner(self.settings.unsure_peer) if self.settings.unsure_peer else None
         self.unsure_pages = 0          # pages whose text came from unsure_peer (read by tests; no report shows it yet)
 
@@ -150,14 +150,16 @@ def _build_cleaner(name: str) -> Cleaner:
 
 def _require_peer_inputs(model: BlockNetModel, key: str, value: str) -> None:
     """A blend model's inputs hold the peers' votes; a plain BlockNet model in its place is a setting's mistake."""
-    if model.inputs != "blend":
+    if model.inputs not in INPUT_PEERS:
         raise ValueError(f"{key} {value!r} does not read the peers' votes: train one with "
-                         "scripts/train/train_blocknet.py --inputs blend")
+                         "scripts/train/train_blocknet.py --inputs blend (or blend-lite)")
 
 
 class Blend(BlockNet):
-    """Quality first: BlockNet whose model also reads, per block, whether trafilatura, readability and resiliparse
-    keep it (`peers.PEER_INPUT_NAMES`); about 6x BlockNet's time per page (2026-11-27): it runs the three peers."""
+    """Quality first: BlockNet whose model also reads, per block, whether its peers keep it (trafilatura,
+    readability and resiliparse with the packaged `blend` model, the first and last with `blend-lite`;
+    `model.INPUT_PEERS`). It runs
+    those peers on every page, several times BlockNet's time per page."""
 
     name = "blend"
     settings_class = BlendSettings
@@ -182,7 +184,7 @@ class Cascade(BlockNet):
                              "a BlockNet model (blend's goes in cascade.blend_model)")
         self.blend = BlockNetModel.load(self.settings.blend_model).to(self.device)
         _require_peer_inputs(self.blend, "cascade.blend_model", self.settings.blend_model)
-        self.votes = PeerVotes()
+        self.votes = PeerVotes(INPUT_PEERS[self.blend.inputs])
         self.blended_pages = 0         # pages this instance sent to blend (read by tests; no report shows it yet)
 
     def page_logits(self, inputs: Sequence[PageBlocks | CleanResult], fits: list[int]) -> dict[int, np.ndarray]:

@@ -19,13 +19,18 @@ from ..page.weights import read_model_files, write_model_files
 from ..web2text import pad_sequences
 from .features import INPUT_NAMES
 from .net import BlockCNN
-from .peers import PEER_INPUT_NAMES
+from .peers import PEERS, peer_input_names
 from .settings import PACKAGED_MODELS
 
-__all__ = ["PACKAGED_MODELS", "BlockNetModel", "INPUT_SETS"]
+__all__ = ["PACKAGED_MODELS", "BlockNetModel", "INPUT_PEERS", "INPUT_SETS"]
 
-# The input columns a model may read: BlockNet's own, or those plus the peers' votes (the `blend` method)
-INPUT_SETS: dict[str, list[str]] = {"blocknet": INPUT_NAMES, "blend": INPUT_NAMES + PEER_INPUT_NAMES}
+# The peers whose votes a model of each input set reads (the `blend` method runs them): all three, or trafilatura
+# and resiliparse only ("blend-lite": about half the peers' time, the left-out macro within the interval;
+# docs/methods/blocknet.md#blend-quality-first)
+INPUT_PEERS: dict[str, tuple[str, ...]] = {"blend": PEERS, "blend-lite": ("trafilatura", "resiliparse")}
+# The input columns a model may read: BlockNet's own, or those plus its peers' votes
+INPUT_SETS: dict[str, list[str]] = {"blocknet": INPUT_NAMES} | {
+    kind: INPUT_NAMES + peer_input_names(peers) for kind, peers in INPUT_PEERS.items()}
 
 
 class BlockNetModel:

@@ -18,11 +18,19 @@ from ..page import ParsedPage, failure_of
 from ..page.guard import PageTimeout
 from ..page.words import fold_space
 
-__all__ = ["PEERS", "PEER_INPUT_NAMES", "PeerVotes", "held_by", "peer_columns"]
+__all__ = ["PEERS", "PEER_INPUT_NAMES", "PeerVotes", "held_by", "peer_columns", "peer_input_names"]
 
 PEERS = ("trafilatura", "readability", "resiliparse")
-PEER_INPUT_NAMES: list[str] = [f"p{2 * i + k + 1}.{what}_{peer}" for i, peer in enumerate(PEERS)
-                               for k, what in enumerate(("in", "share"))]
+
+
+def peer_input_names(peers: Sequence[str] = PEERS) -> list[str]:
+    """The two input names of each of `peers` (a subset of PEERS, in PEERS order), numbered by the peer's place in
+    PEERS, so that a model reading fewer peers names each column as the three-peer model does."""
+    return [f"p{2 * PEERS.index(peer) + k + 1}.{what}_{peer}" for peer in peers
+            for k, what in enumerate(("in", "share"))]
+
+
+PEER_INPUT_NAMES: list[str] = peer_input_names(PEERS)
 _MAX_SHARE = 5.0
 
 
@@ -32,11 +40,11 @@ def held_by(folded: Sequence[str], output: str) -> np.ndarray:
 
 
 def peer_columns(texts: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
-    """(n blocks, 6) float32 from the blocks' texts and each peer's output text (in PEERS order; "" when a peer
-    failed or found nothing)."""
+    """(n blocks, 2 per peer) float32 from the blocks' texts and each peer's output text (in the order of the
+    peers that made them, PEERS or a subset; "" when a peer failed or found nothing)."""
     folded = [fold_space(t) for t in texts]
     total = max(sum(map(len, folded)), 1)
-    out = np.zeros((len(folded), len(PEER_INPUT_NAMES)), dtype=np.float32)
+    out = np.zeros((len(folded), 2 * len(outputs)), dtype=np.float32)
     for i, output in enumerate(outputs):
         text = fold_space(output)
         out[:, 2 * i] = held_by(folded, text)
@@ -45,12 +53,14 @@ def peer_columns(texts: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
 
 
 class PeerVotes:
-    """The three peers, built once per worker; `outputs(page)` runs them on one page."""
+    """The peers (PEERS, or the subset a model reads), built once per worker; `outputs(page)` runs them on one
+    page."""
 
-    def __init__(self) -> None:
+    def __init__(self, peers: Sequence[str] = PEERS) -> None:
         from ..registry import build_method  # the registry imports the method classes lazily
 
-        self.methods = [build_method(name) for name in PEERS]
+        self.peers = tuple(peers)
+        self.methods = [build_method(name) for name in self.peers]
 
     def outputs(self, page: ParsedPage) -> list[str]:
         texts = []

@@ -12,7 +12,7 @@ __all__ = ["PACKAGED_MODELS", "BlendSettings", "BlockNetSettings", "CascadeSetti
 
 # name -> file stem under weights/ (scripts/train/train_blocknet.py writes them); here, not in model.py, so that
 # checking the `model` setting imports no torch
-PACKAGED_MODELS = {"default": "blocknet-default", "blend": "blocknet-blend"}
+PACKAGED_MODELS = {"default": "blocknet-default", "blend": "blocknet-blend", "blend-lite": "blocknet-blend-lite"}
 # the cleaners whose text may stand in for BlockNet's on a page it is unsure of (`unsure_peer`)
 UNSURE_PEERS = ("resiliparse", "trafilatura", "readability")
 

@@ -17,7 +17,8 @@ benchmarks out (scripts/eval/lobo_blocknet.py; docs/experiments.md#2026-11-27-pa
 
 `--inputs blend` trains the `blend` method's model (models/blocknet/weights/blocknet-blend): the same network,
 recipe and pools, whose inputs also hold the peers' votes per block (models/blocknet/peers.py); the peers run on
-every training page first, in `--jobs` processes (about 0.3 s a page each).
+every training page first, in `--jobs` processes (about 0.3 s a page each). `--inputs blend-lite` trains
+models/blocknet/weights/blocknet-blend-lite the same way on trafilatura's and resiliparse's votes only.
 
 Training: pages in random order, 8 per mini-batch, each cut to a random window of at most 512 blocks; binary
 cross-entropy per block, CleanEval's blocks weighted 0.3 (its 2007 gold keeps comments and link lists that the
@@ -49,7 +50,7 @@ from pagesieve.eval.metrics import bag_of_words_prf
 from pagesieve.models.blocknet import BlockNetModel, BlockNetSettings, page_inputs
 from pagesieve.models.blocknet.features import STOPWORD_LISTS
 from pagesieve.models.blocknet.method import content_blocks
-from pagesieve.models.blocknet.model import INPUT_SETS, PACKAGED_MODELS
+from pagesieve.models.blocknet.model import INPUT_PEERS, INPUT_SETS, PACKAGED_MODELS
 from pagesieve.models.blocknet.peers import PeerVotes, peer_columns
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 from pagesieve.models.page import PageError, parse_page
@@ -73,10 +74,10 @@ class PageData(TrainingPage):
     blocks: Blocks | None = None    # kept for validation pages, to score their text
 
 
-def _peer_outputs(page: tuple[str, str | None, str]) -> list[str] | None:
+def _peer_outputs(page: tuple[str, str | None, str, tuple[str, ...]]) -> list[str] | None:
     global _peer_votes
-    if _peer_votes is None:
-        _peer_votes = PeerVotes()
+    if _peer_votes is None or _peer_votes.peers != page[3]:
+        _peer_votes = PeerVotes(page[3])
     try:
         return _peer_votes.outputs(parse_page(page[0], url=page[1], page_id=page[2]))
     except PageError:
@@ -87,24 +88,25 @@ def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool,
          stopwords: str = STOPWORDS, inputs_kind: str = "blocknet", jobs: int = 1) -> list[PageData]:
     """The pages of `part` of each pool with their inputs and labels: from the gold text (Web2Text's alignment)
     or, in a pool with snippet gold only (trafilatura-eval), from its passages (the blocks they quote; the
-    others weigh 0). Pages with an empty gold (WCXB's JavaScript shells) are left out. With `inputs_kind`
-    "blend" the inputs also hold the peers' votes, the peers run in `jobs` processes."""
+    others weigh 0). Pages with an empty gold (WCXB's JavaScript shells) are left out. With an `inputs_kind` of
+    INPUT_PEERS ("blend", "blend-lite") the inputs also hold its peers' votes, the peers run in `jobs` processes."""
+    peers = INPUT_PEERS.get(inputs_kind)
     pages = []
     for pool in pools:
         n = 0
         golds = [g for g in iter_gold_pages(data / pool, part) if g.gold is None or g.gold.strip()]
         votes: list[list[str] | None] = [None] * len(golds)
-        if inputs_kind == "blend":
+        if peers:
             with multiprocessing.get_context("spawn").Pool(jobs) as mp:
-                votes = mp.map(_peer_outputs, [(g.html, g.url, g.page_id) for g in golds], chunksize=8)
+                votes = mp.map(_peer_outputs, [(g.html, g.url, g.page_id, peers) for g in golds], chunksize=8)
         for gold, outputs in zip(golds, votes, strict=True):
             try:
                 blocks, inputs = page_inputs(parse_page(gold.html, url=gold.url, page_id=gold.page_id),
                                              stopwords=stopwords)
             except PageError:
                 continue
-            if inputs_kind == "blend":
-                inputs = np.hstack([inputs, peer_columns(blocks.text, outputs or ["", "", ""])])
+            if peers:
+                inputs = np.hstack([inputs, peer_columns(blocks.text, outputs or [""] * len(peers))])
             weights = None
             if gold.gold is not None:
                 labels = np.asarray(label_blocks(blocks.text, gold.gold), dtype=np.float32)
@@ -142,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None,
                     help="file stem to write (default: the packaged model of --inputs, under models/blocknet/weights)")
     ap.add_argument("--inputs", choices=tuple(INPUT_SETS), default="blocknet",
-                    help="blocknet (the default model) or blend (also the peers' votes)")
+                    help="blocknet (the default model), blend (also the three peers' votes) or blend-lite "
+                         "(trafilatura's and resiliparse's votes)")
     ap.add_argument("--jobs", type=int, default=2, help="processes that run the peers for --inputs blend")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--limit-pools", default=None,
@@ -162,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     deterministic_torch(args.native_kernels)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
-    out = args.out or WEIGHTS / PACKAGED_MODELS["default" if args.inputs == "blocknet" else "blend"]
+    out = args.out or WEIGHTS / PACKAGED_MODELS["default" if args.inputs == "blocknet" else args.inputs]
     recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight})
     kw = {"stopwords": args.stopwords, "inputs_kind": args.inputs, "jobs": args.jobs}
     training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False, **kw)

@@ -82,3 +82,20 @@ def test_an_experiments_own_columns_train_but_do_not_save(tmp_path):
     assert len(model.logits([_pages(len(INPUT_SETS["blocknet"]) + 2, 1)[0].inputs])[0]) == 40
     with pytest.raises(ValueError, match="cannot be saved"):
         model.save(tmp_path / "m")
+
+
+def test_a_blend_lite_model_reads_trafilaturas_and_resiliparses_votes_only(tmp_path, shared_data):
+    """blend-lite: the same columns of the two peers it reads, named as in the three-peer model."""
+    assert INPUT_SETS["blend-lite"][-4:] == ["p1.in_trafilatura", "p2.share_trafilatura", "p5.in_resiliparse",
+                                             "p6.share_resiliparse"]
+    model, _ = train(_pages(len(INPUT_SETS["blend-lite"])), Recipe(epochs=1), seed=0, inputs="blend-lite")
+    model.save(tmp_path / "m")
+    assert BlockNetModel.load(tmp_path / "m.npz").inputs == "blend-lite"
+    method = build_method("blend", {"model": str(tmp_path / "m.npz"), "device": "cpu"})
+    assert method.peers.peers == ("trafilatura", "resiliparse")
+    page = parse_page(_news_page(shared_data))
+    inputs = method.batch_inputs(page).inputs[0]
+    three = PeerVotes().outputs(page)
+    expected = peer_columns(method.batch_inputs(page).blocks.text, [three[0], three[2]])
+    np.testing.assert_array_equal(inputs[:, -4:], expected)
+    assert inputs.shape[1] == len(INPUT_SETS["blend-lite"]) and inputs[:, -4::2].any()
