@@ -11,10 +11,10 @@ from ..page import Cleaner, CleanResult, ParsedPage, failure_of
 from ..page.guard import PageTimeout
 from ..page.words import count_words, fold_space
 from ..web2text import Blocks, blocks_result, length_groups, pick_device
-from ..web2text.method import PageBlocks, page_blocks_within
+from ..web2text.method import PageBlocks, content_xpaths, page_blocks_within
 from .features import block_inputs
 from .model import INPUT_PEERS, BlockNetModel
-from .peers import PeerVotes, held_by, peer_columns
+from .peers import PeerVotes, build_peer, held_by, peer_columns
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
 __all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "uncertainty"]
@@ -62,7 +62,7 @@ class BlockNet(Cleaner):
             torch.set_num_threads(self.settings.threads)  # per process; Spark runs one worker per core
         self.model = BlockNetModel.load(self.settings.model).to(self.device)
         self.peers = PeerVotes(INPUT_PEERS[self.model.inputs]) if self.model.inputs in INPUT_PEERS else None
-        self.unsure_peer = _build_cleaner(self.settings.unsure_peer) if self.settings.unsure_peer else None
+        self.unsure_peer = build_peer(self.settings.unsure_peer) if self.settings.unsure_peer else None
         self.unsure_pages = 0          # pages whose text came from unsure_peer (read by tests; no report shows it yet)
 
     def batches(self) -> bool:
@@ -134,18 +134,11 @@ class BlockNet(Cleaner):
         self.unsure_pages += 1
         blocks = inputs.blocks
         held = held_by([fold_space(t) for t in blocks.text], fold_space(result.text))
-        xpaths = tuple(dict.fromkeys(blocks.xpaths(np.flatnonzero(held).tolist())))
-        return CleanResult(title=own.title, text=result.text, content_xpaths=xpaths)
+        return CleanResult(title=own.title, text=result.text, content_xpaths=content_xpaths(blocks, held))
 
     def page_logits(self, inputs: Sequence[PageBlocks | CleanResult], fits: list[int]) -> dict[int, np.ndarray]:
         """Block logits of the pages `fits` (indices into `inputs`, each a PageBlocks with blocks)."""
         return dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
-
-
-def _build_cleaner(name: str) -> Cleaner:
-    from ..registry import build_method  # the registry imports the method classes lazily
-
-    return build_method(name)
 
 
 def _require_peer_inputs(model: BlockNetModel, key: str, value: str) -> None:
@@ -158,8 +151,7 @@ def _require_peer_inputs(model: BlockNetModel, key: str, value: str) -> None:
 class Blend(BlockNet):
     """Quality first: BlockNet whose model also reads, per block, whether its peers keep it (trafilatura,
     readability and resiliparse with the packaged `blend` model, the first and last with `blend-lite`;
-    `model.INPUT_PEERS`). It runs
-    those peers on every page, several times BlockNet's time per page."""
+    `model.INPUT_PEERS`). It runs those peers on every page, several times BlockNet's time per page."""
 
     name = "blend"
     settings_class = BlendSettings

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..page import ParsedPage, failure_of
+from ..page import Cleaner, ParsedPage, failure_of
 from ..page.guard import PageTimeout
 from ..page.words import fold_space
 
-__all__ = ["PEERS", "PEER_INPUT_NAMES", "PeerVotes", "held_by", "peer_columns", "peer_input_names"]
+__all__ = ["PEERS", "PEER_INPUT_NAMES", "PeerVotes", "build_peer", "held_by", "peer_columns", "peer_input_names"]
 
 PEERS = ("trafilatura", "readability", "resiliparse")
 
@@ -52,15 +52,20 @@ def peer_columns(texts: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
     return out
 
 
+def build_peer(name: str) -> Cleaner:
+    """One peer cleaner by its registry name, with its packaged settings."""
+    from ..registry import build_method  # the registry imports the method classes lazily
+
+    return build_method(name)
+
+
 class PeerVotes:
     """The peers (PEERS, or the subset a model reads), built once per worker; `outputs(page)` runs them on one
     page."""
 
     def __init__(self, peers: Sequence[str] = PEERS) -> None:
-        from ..registry import build_method  # the registry imports the method classes lazily
-
         self.peers = tuple(peers)
-        self.methods = [build_method(name) for name in self.peers]
+        self.methods = [build_peer(name) for name in self.peers]
 
     def outputs(self, page: ParsedPage) -> list[str]:
         texts = []

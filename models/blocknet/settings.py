@@ -7,14 +7,13 @@ from dataclasses import dataclass
 from pagesieve.settings import Settings, check_at_least, check_device, check_threads
 
 from ..page.weights import model_check
+from .peers import PEERS
 
 __all__ = ["PACKAGED_MODELS", "BlendSettings", "BlockNetSettings", "CascadeSettings"]
 
 # name -> file stem under weights/ (scripts/train/train_blocknet.py writes them); here, not in model.py, so that
 # checking the `model` setting imports no torch
 PACKAGED_MODELS = {"default": "blocknet-default", "blend": "blocknet-blend", "blend-lite": "blocknet-blend-lite"}
-# the cleaners whose text may stand in for BlockNet's on a page it is unsure of (`unsure_peer`)
-UNSURE_PEERS = ("resiliparse", "trafilatura", "readability")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +39,8 @@ class BlockNetSettings(Settings):
         if not 0 <= self.unsure <= 0.5:
             raise ValueError(f"{self.conf_name}.unsure: must be between 0 (every page is unsure) and 0.5 (none), "
                              f"got {self.unsure!r}")
-        if self.unsure_peer not in ("", *UNSURE_PEERS):
-            raise ValueError(f"{self.conf_name}.unsure_peer: one of {', '.join(UNSURE_PEERS)}, or \"\" for none; "
+        if self.unsure_peer not in ("", *PEERS):         # the peers' text may stand in for BlockNet's
+            raise ValueError(f"{self.conf_name}.unsure_peer: one of {', '.join(PEERS)}, or \"\" for none; "
                              f"got {self.unsure_peer!r}")
 
 

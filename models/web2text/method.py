@@ -14,7 +14,8 @@ from .features import page_features
 from .model import Web2TextModel, pick_device
 from .settings import Web2TextSettings
 
-__all__ = ["Web2Text", "PageBlocks", "length_groups", "blocks_text", "blocks_result", "page_blocks_within"]
+__all__ = ["Web2Text", "PageBlocks", "length_groups", "blocks_text", "blocks_result", "content_xpaths",
+           "page_blocks_within"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +81,13 @@ def blocks_result(page: ParsedPage, blocks: Blocks, content: np.ndarray) -> Clea
     text = blocks_text(blocks, content)
     if not text:
         return CleanResult(status="empty", title=title, error=f"none of {len(blocks)} blocks labelled content")
-    xpaths = tuple(dict.fromkeys(blocks.xpaths(np.flatnonzero(content).tolist())))
-    return CleanResult(title=title, text=text, content_xpaths=xpaths)
+    return CleanResult(title=title, text=text, content_xpaths=content_xpaths(blocks, content))
+
+
+def content_xpaths(blocks: Blocks, content: np.ndarray) -> tuple[str, ...]:
+    """The XPaths of the blocks marked in `content`, each once, in page order (a `documents` row's
+    content_xpaths)."""
+    return tuple(dict.fromkeys(blocks.xpaths(np.flatnonzero(content).tolist())))
 
 
 class Web2Text(Cleaner):

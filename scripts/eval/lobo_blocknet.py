@@ -63,6 +63,7 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
     from resiliparse.parse.html import HTMLTree
 
     from pagesieve.models.blocknet import page_inputs
+    from pagesieve.models.blocknet.peers import held_by
     from pagesieve.models.page import PageError, page_markup, parse_page
     from pagesieve.models.page.stopwords import page_stopwords, stopwords_for, text_language
     from pagesieve.models.web2text import FEATURE_NAMES, block_features, label_blocks, label_blocks_from_snippets
@@ -91,7 +92,7 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
                         label_blocks_from_snippets(texts, gold.snippets.with_, gold.snippets.without))
             res = fold_space(extract_plain_text(HTMLTree.parse(page_markup(page)), main_content=True,
                                            preserve_formatting=True))
-            in_res = np.fromiter((bool(b) and b in res for b in map(fold_space, texts)), np.float32, len(texts))
+            in_res = held_by([fold_space(t) for t in texts], res).astype(np.float32)
             share = len(res) / max(sum(map(len, texts)), 1)
             lang = text_language(texts)
             stop = stopwords_for(lang) or page_stopwords(texts)
