@@ -17,6 +17,7 @@ from pagesieve.jobs.common import (
     grouped_counts,
     job_parser,
     load_config,
+    method_ids,
     read_method_pages,
     run_table_job,
 )
@@ -54,16 +55,16 @@ def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spe
     # the three counts of what was written in one pass (they were three Spark jobs)
     by_status: Counter[str] = Counter()
     by_language: Counter[str] = Counter()
-    methods: set[str] = set()
+    by_method: Counter[str] = Counter()     # blocknet's second opinion shows as blocknet/1+resiliparse
     for (status, method, language), n in grouped_counts(spark.read.parquet(out), "status", "method", "language"):
         by_status[status] += n
-        methods.add(method)
+        by_method[method] += n
         if status == "ok":   # ok documents by language ("null": too short, or language identification off)
             by_language[language] += n
     report.check_accounting(n_pages, dict(by_status), "pages")
     n_docs = sum(by_status.values())
-    report.set(input=pages_path, input_rows=n_pages, output=out, by_status=dict(by_status), methods=sorted(methods),
-               by_language=dict(by_language))
+    report.set(input=pages_path, input_rows=n_pages, output=out, by_status=dict(by_status),
+               methods=method_ids(by_method), by_method=dict(by_method), by_language=dict(by_language))
     return n_docs
 
 

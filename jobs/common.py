@@ -280,7 +280,7 @@ class Report:
         d = self.data
         lines = [f"pagesieve {self.job}: {d.get('rows', 0)} rows in {d.get('wall_s', 0):.1f} s "
                  f"({d.get('pages_per_s') or 0:.1f} rows/s)"]
-        for key in ("by_status", "by_language", "by_outcome", "ingest_status", "skipped", "skipped_inputs",
+        for key in ("by_status", "by_method", "by_language", "by_outcome", "ingest_status", "skipped", "skipped_inputs",
                     "exported", "removed_by", "not_ok", "left_out"):
             if d.get(key):
                 parts = ", ".join(f"{k}={v}" for k, v in sorted(d[key].items()))
@@ -456,6 +456,11 @@ def read_method_pages(spark, path: str, spec, settings, report: Report):
     report.set(stylesheets={"table": resources_path(path), "pages_with": int(counts.pages),
                             "served": int(counts.served or 0)})
     return pages, n_pages
+
+
+def method_ids(by_method: dict[str, int]) -> list[str]:
+    """The methods (name/version) behind `documents.method`'s values, less a second opinion's `+peer`."""
+    return sorted({m.partition("+")[0] for m in by_method})
 
 
 def counts_by(df, column: str) -> dict[str, int]:

@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(report.summary(), file=sys.stderr)
     n_pages = stages["clean"]["input_rows"]
     records = stages["ingest"]["input_records"] if "ingest" in stages else n_pages
-    whole.set(stages=stages, input_records=records, pages=n_pages, by_status=stages["clean"]["by_status"], output=out)
+    whole.set(stages=stages, input_records=records, pages=n_pages, by_status=stages["clean"]["by_status"],
+              by_method=stages["clean"]["by_method"], output=out)
     if corpus:
         whole.set(removed=_removed(stages))
     data = whole.finish(n_pages, None, quiet=True)

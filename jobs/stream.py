@@ -38,6 +38,7 @@ from pagesieve.jobs.common import (
     exit_on_config_error,
     job_parser,
     load_config,
+    method_ids,
     spark_session,
 )
 from pagesieve.schemas import PAGES, spark_schema
@@ -159,10 +160,11 @@ def run(spark, landing: str, out: str, config, report: Report, spec: MethodSpec,
     n_pages = spark.read.schema(spark_schema(PAGES)).parquet(*inputs).count() if inputs else 0
     written = spark.read.parquet(f"{out}/documents") if os.path.isdir(f"{out}/_checkpoint/commits") else None
     by_status = counts_by(written, "status") if written is not None and inputs else {}
+    by_method = counts_by(written, "method") if by_status else {}
     report.check_accounting(n_pages, by_status, "pages")
     run_rows = sum(b["pages"] for b in batches)
     report.set(input=landing, input_files=len(inputs), input_rows=n_pages, output=f"{out}/documents",
-               by_status=by_status, methods=sorted(counts_by(written, "method")) if by_status else [],
+               by_status=by_status, methods=method_ids(by_method), by_method=by_method,
                batches_this_run=len(batches), pages_this_run=run_rows, batches=batches[-100:])
     return run_rows
 

@@ -21,7 +21,8 @@ __all__ = ["OutputTable", "TABLES", "documents_rows", "label_languages", "record
 def documents_rows(page: PageInput, method_id: str, outcome: Outcome) -> list[dict]:
     """Exactly one `documents` row."""
     r: CleanResult = outcome.result
-    return [{"page_id": page.page_id, "url": page.url, "method": method_id, "status": r.status, "error": r.error,
+    method = f"{method_id}+{r.text_from}" if r.text_from else method_id
+    return [{"page_id": page.page_id, "url": page.url, "method": method, "status": r.status, "error": r.error,
              "title": r.title, "text": r.text or None, "content_xpaths": list(r.content_xpaths),
              "language": r.language, "language_score": r.language_score, "n_chars": r.n_chars,
              "n_words": r.n_words, "elapsed_ms": outcome.elapsed_ms}]

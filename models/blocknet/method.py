@@ -63,7 +63,7 @@ class BlockNet(Cleaner):
         self.model = BlockNetModel.load(self.settings.model).to(self.device)
         self.peers = PeerVotes(INPUT_PEERS[self.model.inputs]) if self.model.inputs in INPUT_PEERS else None
         self.unsure_peer = build_peer(self.settings.unsure_peer) if self.settings.unsure_peer else None
-        self.unsure_pages = 0          # pages whose text came from unsure_peer (read by tests; no report shows it yet)
+        self.unsure_pages = 0          # pages whose text came from unsure_peer in this process
 
     def batches(self) -> bool:
         # On the CPU the model runs each page alone (BlockNetModel.logits): a batch bought no speed there and held
@@ -134,7 +134,8 @@ class BlockNet(Cleaner):
         self.unsure_pages += 1
         blocks = inputs.blocks
         held = held_by([fold_space(t) for t in blocks.text], fold_space(result.text))
-        return CleanResult(title=own.title, text=result.text, content_xpaths=content_xpaths(blocks, held))
+        return CleanResult(title=own.title, text=result.text, content_xpaths=content_xpaths(blocks, held),
+                           text_from=self.settings.unsure_peer)
 
     def page_logits(self, inputs: Sequence[PageBlocks | CleanResult], fits: list[int]) -> dict[int, np.ndarray]:
         """Block logits of the pages `fits` (indices into `inputs`, each a PageBlocks with blocks)."""

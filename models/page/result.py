@@ -28,6 +28,9 @@ class CleanResult:
     language: str | None = None
     language_score: float | None = None
     error: str | None = None
+    # the peer whose text this is when the method handed the page to one (blocknet's second opinion), else None;
+    # documents.method then says so (`blocknet/1+resiliparse`), so a corpus keeps each text's provenance
+    text_from: str | None = None
 
     @property
     def n_chars(self) -> int:

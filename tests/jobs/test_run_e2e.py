@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -138,7 +139,12 @@ def neural_docs(request, run_out, tmp_path_factory) -> tuple[str, list[dict]]:
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads((out / "_report.json").read_text())
     assert report["methods"] == [f"{name}/1"] and report["accounting"]["pages"]["ok"] is True
-    return name, pq.read_table(out).to_pylist()
+    docs = pq.read_table(out).to_pylist()
+    assert report["by_method"] == dict(Counter(d["method"] for d in docs))
+    # blocknet's second opinion names itself on the pages it took (the sample has some); the others never do
+    assert {d["method"] for d in docs} == ({"blocknet/1", "blocknet/1+resiliparse"} if name == "blocknet"
+                                           else {f"{name}/1"})
+    return name, docs
 
 
 def test_neural_methods_on_spark_match_the_method_page_by_page(run_out, neural_docs):
@@ -159,6 +165,7 @@ def test_neural_methods_on_spark_match_the_method_page_by_page(run_out, neural_d
             assert doc["status"] == exc.status
             continue
         assert (doc["status"], doc["text"] or "") == (alone.status, alone.text), doc["url"]
+        assert doc["method"] == f"{name}/1" + (f"+{alone.text_from}" if alone.text_from else "")
         compared += 1
     assert compared >= 55
     if name == "cascade":                  # the blend path ran on Spark too, not only blocknet's

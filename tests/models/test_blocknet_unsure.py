@@ -37,6 +37,7 @@ def test_unsure_pages_get_resiliparses_text_and_sure_ones_keep_blocknets(pages, 
     results = blocknet.process_batch(pages)
     assert [r.text for r in results] == [peer if u else own for (own, peer, _), u in zip(alone, unsure, strict=True)]
     assert blocknet.unsure_pages == sum(unsure)
+    assert [r.text_from for r in results] == ["resiliparse" if u else None for u in unsure]   # the provenance
     for page, result, u in zip(pages, results, unsure, strict=True):
         if u:       # the XPaths are those of the blocks whose text the peer's text holds
             assert result.status == "ok" and result.content_xpaths
@@ -67,7 +68,8 @@ def test_a_peer_that_fails_keeps_blocknets_text(pages, alone):
         raise RuntimeError("the peer broke")
 
     blocknet.unsure_peer.process = broken
-    assert blocknet.process(pages[0]).text == alone[0][0]
+    result = blocknet.process(pages[0])
+    assert (result.text, result.text_from) == (alone[0][0], None)
     assert blocknet.unsure_pages == 0
 
 
