@@ -51,7 +51,7 @@ class BlendSettings(BlockNetSettings):
     conf_name = "blend"
 
     model: str = "blend"
-    unsure_peer: str = ""        # blend's model already reads the three peers' votes
+    unsure: float = 0.5          # blend's model already reads the three peers' votes: the peer only reads app shells
 
 
 @dataclass(frozen=True, slots=True)

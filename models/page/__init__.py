@@ -14,6 +14,7 @@ from .dom import (
     is_element,
     iter_text_chunks,
     join_paragraphs,
+    noscript_chars,
     page_title,
     tag_path,
     text_nodes,
@@ -55,7 +56,8 @@ from .runner import (
 )
 
 __all__ = ["DecodedText", "decode_body", "looks_binary", "normalise_charset", "BLOCK_TAGS", "INVISIBLE_TAGS",
-           "is_element", "iter_text_chunks", "join_paragraphs", "page_title", "tag_path", "title_elements",
+           "is_element", "iter_text_chunks", "join_paragraphs", "noscript_chars", "page_title", "tag_path",
+           "title_elements",
            "visible_text", "xpath_of", "xpaths_of", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree",
            "text_nodes",
            "DecodeError", "EmptyPageError", "NotHtmlError", "PageError", "ParseError", "TooLargeError", "one_line",

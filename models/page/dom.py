@@ -12,7 +12,7 @@ from lxml import etree
 
 __all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "is_element", "xpath_of", "xpaths_of", "tag_path", "page_title",
            "title_elements", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "iter_text_chunks",
-           "join_paragraphs", "visible_text"]
+           "join_paragraphs", "noscript_chars", "visible_text"]
 
 # Never rendered as text.
 INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link",
@@ -241,6 +241,13 @@ def iter_text_chunks(element: etree._Element, skip: frozenset[str] = INVISIBLE_T
             yield "\n"
         if text:
             yield text.translate(_SOURCE_NEWLINES)
+
+
+def noscript_chars(root: etree._Element) -> int:
+    """Characters of text (each text node stripped) inside the page's `<noscript>` elements, which every walk
+    skips as never rendered. A JavaScript app that serves its content to crawlers there (Discourse's forum
+    threads) has more of it than the rest of its body; elsewhere it holds a line or a tracking pixel."""
+    return sum(len(t.strip()) for element in root.iter("noscript") for t in element.itertext())
 
 
 def join_paragraphs(text: str) -> str:

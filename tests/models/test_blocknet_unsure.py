@@ -3,9 +3,12 @@ default resiliparse's) stands in for its own; on real Dragnet pages."""
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
-from pagesieve.models.blocknet.method import uncertainty
+from pagesieve.models.blocknet.method import app_shell, uncertainty
+from pagesieve.models.page import noscript_chars, parse_page
 from pagesieve.models.registry import build_method
 from pagesieve.settings import ConfigError
 
@@ -78,5 +81,39 @@ def test_settings_are_checked():
         build_method("blocknet", {"unsure_peer": "nosuch"})
     with pytest.raises(ConfigError, match="unsure"):
         build_method("blocknet", {"unsure": -0.1})
-    assert build_method("blend", {"device": "cpu"}).unsure_peer is None
+    blend = build_method("blend", {"device": "cpu"})      # the peer reads app shells only
+    assert (blend.unsure_peer.name, blend.settings.unsure) == ("resiliparse", 0.5)
     assert build_method("blocknet", {"device": "cpu", "unsure_peer": "trafilatura"}).unsure_peer.name == "trafilatura"
+
+
+# WCXB's Discourse threads (their posts only in <noscript>, no block outside it) and one page whose <noscript>
+# repeats text the page shows; ids of the wcxb folder
+SHELLS = ("0505", "1591", "1764")
+NOT_A_SHELL = "0292"
+
+
+def wcxb_page(shared_data, page_id: str):
+    html = gzip.decompress((shared_data / "wcxb" / "input" / f"{page_id}.html.gz").read_bytes())
+    return parse_page(html, page_id=page_id)
+
+
+@pytest.mark.parametrize("method", ["blocknet", "blend"])
+def test_app_shells_get_the_peers_text_from_noscript(shared_data, method):
+    resiliparse = build_method("resiliparse")
+    for page_id in SHELLS:
+        page = wcxb_page(shared_data, page_id)
+        off = build_method(method, {"device": "cpu", "unsure_peer": ""}).process(page)
+        assert (off.status, off.text) == ("empty", "")           # what the blocks alone give: nothing
+        result = build_method(method, {"device": "cpu"}).process(page)
+        assert result.text == resiliparse.process(page).text and len(result.text) > 1_000
+        assert (result.status, result.text_from, result.content_xpaths) == ("ok", "resiliparse", ())
+        assert result.title == off.title and result.title         # the page's own <title>, as before
+
+
+def test_a_page_whose_noscript_repeats_its_text_is_not_a_shell(shared_data):
+    page = wcxb_page(shared_data, NOT_A_SHELL)
+    blocks = build_method("blocknet", {"device": "cpu"}).batch_inputs(page).blocks
+    assert noscript_chars(page.root) > 10 * sum(map(len, blocks.text)) > 4_000      # more hidden than shown
+    assert not app_shell(page, blocks)
+    result = build_method("blocknet", {"device": "cpu", "unsure": 0.5}).process(page)
+    assert result.text_from is None and result.text
