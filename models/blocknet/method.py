@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..page import Cleaner, CleanResult, ParsedPage, failure_of, noscript_chars
+from ..page import Cleaner, CleanResult, ParsedPage, failure_of, hidden_chars
 from ..page.guard import PageTimeout
 from ..page.words import count_words, fold_space
 from ..web2text import Blocks, blocks_result, length_groups, pick_device
@@ -37,21 +37,22 @@ def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSetting
     return content
 
 
-# An app shell's <noscript> holds at least this much text (less is a "please enable JavaScript" line), and its
-# blocks less than SHELL_MAX_BLOCK_CHARS and under a fifth of that. On WCXB's 1,497 pages the 19 shells (16 of
-# them with no block at all) are far from the pages whose <noscript> repeats text they show (blocks of 4,358+)
-SHELL_MIN_CHARS = 200
-SHELL_MAX_BLOCK_CHARS = 500
+# A page whose text the blocks miss holds at least HIDDEN_MIN_CHARS in <noscript> or <button> (less is a label
+# or a "please enable JavaScript" line), and its blocks less than HIDDEN_MAX_SHOWN_CHARS and under a fifth of
+# that. On WCXB's 1,497 pages the 23 such pages (20 with no block, or only "Skip to content") are far from the
+# pages whose <noscript> repeats text they show or whose buttons hold menus (docs/methods/blocknet.md)
+HIDDEN_MIN_CHARS = 200
+HIDDEN_MAX_SHOWN_CHARS = 500
 
 
-def app_shell(page: ParsedPage, blocks: Blocks) -> bool:
-    """Whether the page is a JavaScript app that serves its text to crawlers in `<noscript>` (Discourse's forum
-    threads), which the blocks never read since browsers with scripts do not render it."""
+def text_hidden(page: ParsedPage, blocks: Blocks) -> bool:
+    """Whether the page's text lies where the blocks never read it (`dom.HIDING_TAGS`): a JavaScript app's
+    `<noscript>`, or an unclosed `<button>` that holds the rest of the page."""
     shown = sum(map(len, blocks.text))
-    if shown >= SHELL_MAX_BLOCK_CHARS:
+    if shown >= HIDDEN_MAX_SHOWN_CHARS:
         return False
-    hidden = noscript_chars(page.root)
-    return hidden >= SHELL_MIN_CHARS and hidden > 5 * shown
+    hidden = hidden_chars(page.root)
+    return hidden >= HIDDEN_MIN_CHARS and hidden > 5 * shown
 
 
 def uncertainty(texts: Sequence[str], logits: np.ndarray) -> float:
@@ -132,14 +133,14 @@ class BlockNet(Cleaner):
             for i, x in enumerate(inputs):
                 if isinstance(x, PageBlocks) and (
                         i in logits and uncertainty(x.blocks.text, logits[i]) > self.settings.unsure
-                        or app_shell(x.page, x.blocks)):
+                        or text_hidden(x.page, x.blocks)):
                     results[i] = self.second_opinion(x, results[i])
         return results
 
     def second_opinion(self, inputs: PageBlocks, own: CleanResult) -> CleanResult:
-        """`unsure_peer`'s text for a page BlockNet is unsure of, or an `app_shell` (whose text the peer reads in
-        `<noscript>`), with the XPaths of the blocks that text holds (none on a shell without blocks); BlockNet's
-        own result when the peer finds nothing or fails. Left out of training, resiliparse's text beat
+        """`unsure_peer`'s text for a page BlockNet is unsure of, or one whose text is hidden from its blocks
+        (`text_hidden`; the peer reads it), with the XPaths of the blocks that text holds (none where it holds
+        none); BlockNet's own result when the peer finds nothing or fails. Left out of training, resiliparse's text beat
         BlockNet's on such pages (docs/methods/blocknet.md#unsure-pages); the blocks it holds, assembled as
         BlockNet assembles its own, did less well, so the text is the peer's."""
         try:

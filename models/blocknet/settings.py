@@ -51,7 +51,7 @@ class BlendSettings(BlockNetSettings):
     conf_name = "blend"
 
     model: str = "blend"
-    unsure: float = 0.5          # blend's model already reads the three peers' votes: the peer only reads app shells
+    unsure: float = 0.5          # blend's model already reads the three peers' votes: the peer reads hidden text only
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from lxml import etree
 
 __all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "is_element", "xpath_of", "xpaths_of", "tag_path", "page_title",
            "title_elements", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "iter_text_chunks",
-           "join_paragraphs", "noscript_chars", "visible_text"]
+           "join_paragraphs", "HIDING_TAGS", "hidden_chars", "visible_text"]
 
 # Never rendered as text.
 INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link",
@@ -243,11 +243,20 @@ def iter_text_chunks(element: etree._Element, skip: frozenset[str] = INVISIBLE_T
             yield text.translate(_SOURCE_NEWLINES)
 
 
-def noscript_chars(root: etree._Element) -> int:
-    """Characters of text (each text node stripped) inside the page's `<noscript>` elements, which every walk
-    skips as never rendered. A JavaScript app that serves its content to crawlers there (Discourse's forum
-    threads) has more of it than the rest of its body; elsewhere it holds a line or a tracking pixel."""
-    return sum(len(t.strip()) for element in root.iter("noscript") for t in element.itertext())
+# Skipped elements a page's whole text can lie in: a JavaScript app serves it to crawlers in <noscript>
+# (Discourse's forum threads), and libxml2 keeps an unclosed <button> open to the end of the page where a
+# browser's parser closes it at </button> (`<button><div></button>`: the rest of the page inside the button).
+HIDING_TAGS = ("noscript", "button")
+
+
+def hidden_chars(root: etree._Element) -> int:
+    """Characters of text (each text node stripped) inside the page's outermost `HIDING_TAGS` elements, which
+    every walk skips. Elsewhere they hold a line ("Menu", "please enable JavaScript") or a tracking pixel."""
+    total = 0
+    for element in root.iter(*HIDING_TAGS):
+        if not any(a.tag in HIDING_TAGS for a in element.iterancestors()):    # nested ones counted once
+            total += sum(len(t.strip()) for t in element.itertext())
+    return total
 
 
 def join_paragraphs(text: str) -> str:

@@ -11,6 +11,7 @@ from pagesieve.models.page import (
     EmptyPageError,
     NotHtmlError,
     decode_body,
+    hidden_chars,
     iter_text_chunks,
     looks_binary,
     page_title,
@@ -121,6 +122,21 @@ def test_100000_deep_dom_keeps_all_text_without_recursion():
 def test_visible_text_breaks_paragraphs_only_at_blocks():
     page = parse_page(b"<body><div>Hello <b>bold</b>\nworld<script>x()</script><p>Two</p>tail<br>end</div></body>")
     assert visible_text(page.body) == "Hello bold world\n\nTwo\n\ntail\n\nend"
+
+
+def test_hidden_chars_counts_the_text_walks_skip_in_noscript_and_buttons():
+    page = parse_page(b"<body><p>shown</p><noscript><div> posted  <b>here</b> </div></noscript>"
+                      b"<noscript><img src=x><button>in</button></noscript><button>Menu</button></body>")
+    assert hidden_chars(page.root) == len("posted") + len("here") + len("in") + len("Menu")
+    assert visible_text(page.body) == "shown"
+
+
+def test_an_unclosed_button_holds_the_rest_of_the_page():
+    # what hidden_chars is for: libxml2 keeps the button open past </button> (a browser closes it there)
+    page = parse_page(b"<body><a>Skip</a><button><span>Menu</span><div></button><main><p>The article, all of "
+                      b"it.</p></main></body>")
+    assert visible_text(page.body) == "Skip"
+    assert hidden_chars(page.root) == len("Menu") + len("The article, all of it.")
 
 
 def test_xpath_tag_path_and_title():
