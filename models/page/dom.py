@@ -14,10 +14,12 @@ __all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "is_element", "xpath_of", "xpaths_of"
            "title_elements", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "iter_text_chunks",
            "join_paragraphs", "HIDING_TAGS", "hidden_chars", "visible_text"]
 
-# Never rendered as text.
+# Never rendered as text. Ruby annotations count as not rendered: `<rt>` is the reading printed above a word
+# (furigana, pinyin), `<rp>` the parentheses a browser without ruby shows; kept, they split the words of a
+# Japanese or Chinese text ("子こども"), and trafilatura and browsers' copied text drop them too.
 INVISIBLE_TAGS = frozenset({"script", "style", "noscript", "template", "head", "title", "meta", "link",
                             "svg", "math", "iframe", "object", "embed", "canvas", "select", "option",
-                            "datalist", "textarea", "input", "button"})
+                            "datalist", "textarea", "input", "button", "rt", "rp"})
 # Elements that start a new line when rendered; text on either side goes to separate paragraphs.
 BLOCK_TAGS = frozenset({"address", "article", "aside", "blockquote", "body", "br", "caption", "center", "dd",
                         "details", "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer",

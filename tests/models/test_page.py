@@ -1,5 +1,7 @@
 """The page model: decoding evidence order, bad bytes, parsing limits, DOM helpers."""
 
+import gzip
+
 import pytest
 from lxml import etree
 
@@ -122,6 +124,21 @@ def test_100000_deep_dom_keeps_all_text_without_recursion():
 def test_visible_text_breaks_paragraphs_only_at_blocks():
     page = parse_page(b"<body><div>Hello <b>bold</b>\nworld<script>x()</script><p>Two</p>tail<br>end</div></body>")
     assert visible_text(page.body) == "Hello bold world\n\nTwo\n\ntail\n\nend"
+
+
+def test_ruby_readings_are_not_text():
+    # furigana over 漢字 (<rt>) and the parentheses around it (<rp>) would split the word they annotate
+    page = parse_page("<body><p><ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp>字<rt>じ</rt></ruby>を読む</p></body>"
+                      .encode())
+    assert visible_text(page.body) == "漢字を読む"
+
+
+def test_ruby_readings_on_a_real_page(shared_data):
+    # NHK's news for learners: furigana over every kanji (trafilatura-eval's snippet gold quotes the text without)
+    html = gzip.decompress((shared_data / "trafilatura-eval" / "input" / "nhk.or.jp.k100.html.gz").read_bytes())
+    text = " ".join(visible_text(parse_page(html).body).split())
+    assert "子どもへの虐待をなくすための法律ができて、親が子どもを教育するために、" in text
+    assert "虐待ぎゃくたい" not in text
 
 
 def test_hidden_chars_counts_the_text_walks_skip_in_noscript_and_buttons():
