@@ -156,6 +156,21 @@ def test_an_unclosed_button_holds_the_rest_of_the_page():
     assert hidden_chars(page.root) == len("Menu") + len("The article, all of it.")
 
 
+def test_markup_after_the_closing_html_goes_into_the_body():
+    # a browser puts it there; libxml2 makes it a second top-level <html> that no method would read
+    page = parse_page(b"<html><body><header>Menu</header></body></html><div><p>The article.</p></div>tail"
+                      b"<html><body><p>More</p></body></html><!-- a comment -->")
+    assert visible_text(page.body) == "Menu\n\nThe article.\n\ntail\n\nMore"
+    assert page.root.xpath("//p")[0].getparent().getparent() is page.body
+
+
+def test_a_real_article_after_a_stray_closing_html(shared_data):
+    # WCXB 0310: the site's template closes </body></html> after the header; the whole post comes after it
+    html = gzip.decompress((shared_data / "wcxb" / "input" / "0310.html.gz").read_bytes())
+    page = parse_page(html)
+    assert "When defined in the simplest way possible, HR is about people." in visible_text(page.body)
+
+
 def test_xpath_tag_path_and_title():
     page = parse_page(b"<html><head><title> A  title </title></head><body><div></div><div><p>x</p></div></body></html>")
     p = page.root.find(".//p")
