@@ -385,9 +385,10 @@ def _per_page(path: str) -> tuple[str, dict[str, list[dict]]]:
 
 
 def compare(a_path: str, b_path: str, rounds: int = 2_000, seed: int = 0) -> dict:
-    """Two runs on the same left-out pages: each pool's difference with its paired interval, and the macro's
-    difference with a stratified paired interval (each resample draws every pool's pages anew, the macro of
-    the resampled pools' values taken for both runs)."""
+    """Two runs on the left-out pages both scored (a cache rebuilt after a parser change can hold a page the other
+    lacks): each pool's difference with its paired interval, and the macro's difference with a stratified paired
+    interval (each resample draws every pool's pages anew, the macro of the resampled pools' values taken for
+    both runs)."""
     a_name, a = _per_page(a_path)
     b_name, b = _per_page(b_path)
     pools = [p for p in a if p in b]
@@ -395,7 +396,7 @@ def compare(a_path: str, b_path: str, rounds: int = 2_000, seed: int = 0) -> dic
     rows, draws = {}, np.zeros(rounds)
     for pool in pools:
         by_id = {p["id"]: p for p in b[pool]}
-        ours = a[pool]
+        ours = [p for p in a[pool] if p["id"] in by_id]
         theirs = [by_id[p["id"]] for p in ours]
         diff, low, high = _compare(ours, theirs)
         rows[pool] = {"pages": len(ours), "a": round(_pool_value(ours), 4), "b": round(_pool_value(theirs), 4),

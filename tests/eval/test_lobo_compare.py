@@ -55,6 +55,14 @@ def test_the_macro_is_the_mean_of_the_pools_differences_with_an_interval_around_
     assert 0 < macro["low"] < macro["difference"] < macro["high"]
 
 
+def test_pages_only_one_run_scored_are_left_out_of_the_pairs(tmp_path, lobo):
+    # a cache rebuilt after a parser change can hold a page the older run lacks: pair the pages both scored
+    a = write_report(tmp_path / "a.json", "a", [0.5, 0.9, 0.7, 0.1], [[3, 1, 0, 2]])
+    b = write_report(tmp_path / "b.json", "b", [0.5, 0.9, 0.7], [[3, 1, 0, 2]])
+    c = lobo.compare(a, b, rounds=100)
+    assert c["pools"]["bow"]["pages"] == 3 and c["pools"]["bow"]["difference"] == 0
+
+
 def write_cache(cache: Path) -> None:
     """One pool, one page of three blocks, its gold, the peers' outputs: what `ensemble` reads of a cache."""
     row = {"id": "p1", "part": "fit", "page_type": None, "language": "en", "texts": ["alpha", "beta", "menu home"],
