@@ -57,10 +57,9 @@ from .runner import (
 )
 
 __all__ = ["DecodedText", "decode_body", "looks_binary", "normalise_charset", "BLOCK_TAGS", "INVISIBLE_TAGS",
-           "is_element", "iter_text_chunks", "join_paragraphs", "HIDING_TAGS", "hidden_chars", "page_title", "tag_path",
-           "title_elements",
-           "visible_text", "xpath_of", "xpaths_of", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree",
-           "text_nodes",
+           "HIDING_TAGS", "hidden_chars", "is_element", "iter_text_chunks", "join_paragraphs", "page_title", "tag_path",
+           "title_elements", "visible_text", "xpath_of", "xpaths_of", "START", "END", "SKIP", "COMMENT", "WalkEvent",
+           "walk_tree", "text_nodes",
            "DecodeError", "EmptyPageError", "NotHtmlError", "PageError", "ParseError", "TooLargeError", "one_line",
            "MAX_DEPTH",
            "GUARDS", "PageTimeout", "deadline", "GROUPINGS", "NEEDS", "Cleaner", "Extractor", "Method", "Segmenter",

@@ -182,15 +182,23 @@ def _adopt_content_after_html(root: etree._Element) -> None:
     for sibling in list(root.itersiblings()):
         if not isinstance(sibling.tag, str):
             continue                        # a comment after </html> stays where it is
-        parts = [sibling] if sibling.tag != "html" else [
-            part for child in sibling for part in (child if child.tag in ("head", "body") else [child])]
-        if sibling.tag == "html" and sibling.text and sibling.text.strip():
-            _append_text(body, sibling.text)
-        for part in parts:
-            body.append(part)               # moves it, with its tail
+        if sibling.tag != "html":
+            body.append(sibling)            # moves it, with its tail
+            continue
+        _append_text(body, sibling.text)
+        for child in list(sibling):
+            if child.tag in ("head", "body"):   # their content, not the elements: the page has its own
+                _append_text(body, child.text)
+                for part in list(child):
+                    body.append(part)
+                _append_text(body, child.tail)
+            else:
+                body.append(child)
 
 
-def _append_text(parent: etree._Element, text: str) -> None:
+def _append_text(parent: etree._Element, text: str | None) -> None:
+    if not text or text.isspace():
+        return
     last = parent[-1] if len(parent) else None
     joined = ((parent.text if last is None else last.tail) or "") + text
     try:

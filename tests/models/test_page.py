@@ -164,6 +164,12 @@ def test_markup_after_the_closing_html_goes_into_the_body():
     assert page.root.xpath("//p")[0].getparent().getparent() is page.body
 
 
+def test_a_second_body_after_the_closing_html_keeps_its_own_text():
+    page = parse_page(b"<html><body><p>a</p></body></html><head><title>t</title></head><body class=x>Loose words"
+                      b"<p>b</p></body>")
+    assert visible_text(page.body) == "a\n\nLoose words\n\nb"
+
+
 def test_a_real_article_after_a_stray_closing_html(shared_data):
     # WCXB 0310: the site's template closes </body></html> after the header; the whole post comes after it
     html = gzip.decompress((shared_data / "wcxb" / "input" / "0310.html.gz").read_bytes())
