@@ -139,11 +139,12 @@ def _valid_tag(name: str) -> bool:
     return bool(name) and (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c in "-_." for c in name)
 
 
-def parse_html(text: str) -> tuple[etree._Element, bool]:
+def parse_html(text: str, *, mend_title: bool = True) -> tuple[etree._Element, bool]:
     """Parse markup into an lxml tree.
 
     Args:
         text: decoded HTML.
+        mend_title: close a `<title>` that swallowed the page (a lost `</title>`) and parse again.
 
     Returns:
         (root element, flattened): `flattened` is True when the document nested deeper than
@@ -165,20 +166,47 @@ def parse_html(text: str) -> tuple[etree._Element, bool]:
         return _from_lexbor(data.decode("utf-8", "replace")), True
     if root is None:
         raise EmptyPageError("no element content")
+    if mend_title and (cut := _swallowing_title_end(root, text)) is not None:
+        return parse_html(text[:cut] + "</title>" + text[cut:], mend_title=False)
     _adopt_content_after_html(root)
     return root, False
 
 
+# A crawl that lost the bytes of `</title>` leaves a title that reads to the end of the page (title text is raw
+# text to both libxml2 and a browser, so both show an empty page). Six of L3S-GN1's 416 pages are such, their
+# whole article in the title; no peer reads them. Markup a title cannot hold tells them from a long title.
+_SWALLOWED = re.compile(r"<(?:body|/head)\b", re.IGNORECASE)
+_TITLE_START = re.compile(r"<title\b[^>]*>", re.IGNORECASE)
+SWALLOWING_TITLE_CHARS = 1_000
+
+
+def _swallowing_title_end(root: etree._Element, text: str) -> int | None:
+    """Where in `text` a `</title>` belongs, when the page's title swallowed its body: before the first `<`
+    after the title's start tag (the lost end tag stood at or before it); None for every other page."""
+    title = root.find("head/title")
+    if title is None or len(title.text or "") < SWALLOWING_TITLE_CHARS or not _SWALLOWED.search(title.text):
+        return None
+    start = _TITLE_START.search(text)
+    cut = -1 if start is None else text.find("<", start.end())
+    return cut if cut > 0 else None
+
+
 def _adopt_content_after_html(root: etree._Element) -> None:
-    """Move what libxml2 put after the document's `<html>` into its `<body>`, as a browser does.
+    """Move what libxml2 put after the document's `<body>` or `<html>` into the body, as a browser does.
 
     Markup after a stray `</body></html>` (a template that closes the page after its header, then prints the
     article) becomes a second top-level `<html>` in libxml2's tree, outside the one every method reads; an
     HTML5 parser puts it back into the body. 74 of the 3,800 benchmark pages have some, one its whole article.
+    After a stray `</body>` alone, libxml2 puts the rest beside the body, under `<html>` (79 pages; two CleanEval
+    pages their whole text).
     """
     body = root.find("body")
     if body is None:                        # a frameset page: nothing to put it in
         return
+    _append_text(body, body.tail)           # after a stray </body>, libxml2 puts the rest beside the body
+    body.tail = None
+    for sibling in list(body.itersiblings()):
+        body.append(sibling)                # a comment too: its tail is text
     for sibling in list(root.itersiblings()):
         if not isinstance(sibling.tag, str):
             continue                        # a comment after </html> stays where it is

@@ -177,6 +177,33 @@ def test_a_real_article_after_a_stray_closing_html(shared_data):
     assert "When defined in the simplest way possible, HR is about people." in visible_text(page.body)
 
 
+def test_markup_after_a_stray_closing_body_goes_into_the_body(shared_data):
+    # libxml2 puts it beside the body, under <html>; a browser puts it in the body
+    page = parse_page(b"<html><body><p>a</p></body><!-- c -->after<div>more</div></html>")
+    assert visible_text(page.body) == "a\n\nafter\n\nmore"
+    # CleanEval 49: a stray </body> after the first table, the whole page after it
+    page = parse_page((shared_data / "cleaneval" / "input" / "49.html").read_bytes())
+    assert "Residential Long Distance" in visible_text(page.body)
+
+
+def test_a_title_that_swallowed_the_page_is_closed():
+    # a crawl lost the bytes of </title>: title text is raw text, so the whole page would be title
+    lost = b"<html><head><title>News - Site<link rel=x />\n</head><body><p>" + b"The article. " * 100 + b"</p></body>"
+    page = parse_page(lost)
+    assert visible_text(page.body).startswith("The article.")
+    assert page.root.find("head/title").text == "News - Site"
+    long_title = b"<html><head><title>" + b"a <b> long title " * 80 + b"</title></head><body><p>x</p></body>"
+    assert len(parse_page(long_title).root.find("head/title").text) > 1_000     # no <body> in it: left as it is
+
+
+def test_real_pages_whose_title_swallowed_them(shared_data):
+    # L3S-GN1's crawl lost </title> on six pages; their article is the gold
+    for name, passage in (("2454a2b5-a0b6-44c9-8d57-0406afc93e01", "Dave Berry"),
+                          ("cb5cb16c-9a2e-4a00-9480-43cb90faac9d", "President Bush is urging OPEC nations")):
+        page = parse_page((shared_data / "l3s-gn1" / "input" / f"{name}.html").read_bytes())
+        assert passage in visible_text(page.body)
+
+
 def test_xpath_tag_path_and_title():
     page = parse_page(b"<html><head><title> A  title </title></head><body><div></div><div><p>x</p></div></body></html>")
     p = page.root.find(".//p")
