@@ -197,8 +197,8 @@ def _adopt_content_after_html(root: etree._Element) -> None:
     Markup after a stray `</body></html>` (a template that closes the page after its header, then prints the
     article) becomes a second top-level `<html>` in libxml2's tree, outside the one every method reads; an
     HTML5 parser puts it back into the body. 74 of the 3,800 benchmark pages have some, one its whole article.
-    After a stray `</body>` alone, libxml2 puts the rest beside the body, under `<html>` (79 pages; two CleanEval
-    pages their whole text).
+    After a stray `</body>` alone, libxml2 puts the rest beside the body, under `<html>` (79 pages; one CleanEval
+    page its whole text).
     """
     body = root.find("body")
     if body is None:                        # a frameset page: nothing to put it in
