@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from .decode import DecodedText, decode_body, looks_binary
+from .dom import iter_text_chunks
 from .errors import EmptyPageError, NotHtmlError, ParseError
 from .resources import SubResource
 
@@ -114,12 +115,7 @@ def _from_lexbor(text: str) -> etree._Element:
     while stack:
         node, parent, depth = stack.pop()
         if node.type == NodeType.TEXT:
-            text = node.text
-            prev = last_child.get(parent)
-            if prev is not None:
-                prev.tail = (prev.tail or "") + text
-            else:
-                parent.text = (parent.text or "") + text
+            _add_text(parent, last_child.get(parent), node.text)
             continue
         if node.type != NodeType.ELEMENT:
             continue
@@ -127,7 +123,7 @@ def _from_lexbor(text: str) -> etree._Element:
         element = etree.SubElement(parent, tag)
         for name in node.attribute_names:
             if _valid_tag(name):
-                element.set(name, node.getattr(name) or "")
+                element.set(name, _NOT_XML.sub("", node.getattr(name) or ""))
         last_child[parent] = element
         # below the cap an element stays empty and its children follow it as siblings
         into = element if depth < MAX_DEPTH else parent
@@ -169,7 +165,42 @@ def parse_html(text: str, *, mend_title: bool = True) -> tuple[etree._Element, b
     if mend_title and (cut := _swallowing_title_end(root, text)) is not None:
         return parse_html(text[:cut] + "</title>" + text[cut:], mend_title=False)
     _adopt_content_after_html(root)
+    if len(data) <= SECOND_PARSE_MAX_BYTES and (shown := _shown_chars(root, LITTLE_TEXT_CHARS)) < LITTLE_TEXT_CHARS:
+        return _read_as_a_browser_does(root, data, shown), False
     return root, False
+
+
+# libxml2 gives up on some broken markup that a browser reads: a start tag whose attributes run into the page
+# (`<html xmogo.jpg" alt=...`: one L3S-GN1 page, an empty tree) or a `<button>` left open past `</button>`, which
+# keeps the rest of the page inside the button (four WCXB pages). Where libxml2's body shows under
+# LITTLE_TEXT_CHARS, lexbor (an HTML5 parser, as a browser's) parses the page too, and its tree is kept when it
+# shows at least MORE_TEXT_CHARS more. Few pages show so little (landing pages, redirects); lexbor's parse and the
+# tree built from it cost a few milliseconds there. Markup over SECOND_PARSE_MAX_BYTES is not parsed again: a
+# large page that shows nothing is more often a hostile one (a million empty elements), and the tree built from
+# lexbor's is built in Python, without the walk's limits on nodes.
+LITTLE_TEXT_CHARS = 200
+MORE_TEXT_CHARS = 500
+SECOND_PARSE_MAX_BYTES = 1_000_000
+
+
+def _shown_chars(root: etree._Element, enough: int) -> int:
+    """Characters of visible text in the body, counted up to `enough` (most pages pass in their first lines)."""
+    body = root.find("body")
+    n = 0
+    if body is not None:
+        for chunk in iter_text_chunks(body):
+            n += len(chunk.strip())
+            if n >= enough:
+                break
+    return n
+
+
+def _read_as_a_browser_does(root: etree._Element, data: bytes, shown: int) -> etree._Element:
+    try:
+        other = _from_lexbor(data.decode("utf-8", "replace"))
+    except EmptyPageError:
+        return root
+    return other if _shown_chars(other, shown + MORE_TEXT_CHARS) >= shown + MORE_TEXT_CHARS else root
 
 
 # A crawl that lost the bytes of `</title>` leaves a title that reads to the end of the page (title text is raw
@@ -227,11 +258,16 @@ def _adopt_content_after_html(root: etree._Element) -> None:
 def _append_text(parent: etree._Element, text: str | None) -> None:
     if not text or text.isspace():
         return
-    last = parent[-1] if len(parent) else None
+    _add_text(parent, parent[-1] if len(parent) else None, text)
+
+
+def _add_text(parent: etree._Element, last: etree._Element | None, text: str) -> None:
+    """Text after `last` (None: at the start of `parent`), without the control characters that libxml2's and
+    lexbor's parsers keep and lxml's setters refuse."""
     joined = ((parent.text if last is None else last.tail) or "") + text
     try:
         _set_text(parent, last, joined)
-    except ValueError:              # libxml2's parser keeps control characters that lxml's setters refuse
+    except ValueError:
         _set_text(parent, last, _NOT_XML.sub("", joined))
 
 

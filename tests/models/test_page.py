@@ -204,6 +204,15 @@ def test_real_pages_whose_title_swallowed_them(shared_data):
         assert passage in visible_text(page.body)
 
 
+def test_a_page_libxml2_gives_up_on_is_parsed_as_a_browser_does(shared_data):
+    # L3S-GN1 ce6830ee: `<html xmogo.jpg" alt=...`, the html start tag runs into the page; libxml2 returns an empty
+    # tree, lexbor (an HTML5 parser) the page
+    page = parse_page((shared_data / "l3s-gn1" / "input" / "ce6830ee-9292-4855-be7b-c5fe64d347b2.html").read_bytes())
+    assert "Secretary of State Condoleezza Rice congratulated Iraq" in visible_text(page.body)
+    little = parse_page(b"<html><body><p>A short notice.</p><script>var x = 1;</script></body></html>")
+    assert visible_text(little.body) == "A short notice."                # nothing more to read: libxml2's tree kept
+
+
 def test_xpath_tag_path_and_title():
     page = parse_page(b"<html><head><title> A  title </title></head><body><div></div><div><p>x</p></div></body></html>")
     p = page.root.find(".//p")
