@@ -209,8 +209,11 @@ def test_a_page_libxml2_gives_up_on_is_parsed_as_a_browser_does(shared_data):
     # tree, lexbor (an HTML5 parser) the page
     page = parse_page((shared_data / "l3s-gn1" / "input" / "ce6830ee-9292-4855-be7b-c5fe64d347b2.html").read_bytes())
     assert "Secretary of State Condoleezza Rice congratulated Iraq" in visible_text(page.body)
+    # a tree built from lexbor's has no source lines; libxml2's elements carry theirs
+    assert page.body.sourceline is None
     little = parse_page(b"<html><body><p>A short notice.</p><script>var x = 1;</script></body></html>")
     assert visible_text(little.body) == "A short notice."                # nothing more to read: libxml2's tree kept
+    assert little.body.sourceline == 1
 
 
 def test_xpath_tag_path_and_title():
