@@ -28,7 +28,16 @@ from .dom import (
 from .errors import DecodeError, EmptyPageError, NotHtmlError, PageError, ParseError, TooLargeError, one_line
 from .guard import GUARDS, PageTimeout, deadline
 from .method import GROUPINGS, NEEDS, Cleaner, Extractor, Method, Segmenter
-from .parse import MAX_DEPTH, ParsedPage, decode_page, page_from_decoded, page_markup, parse_html, parse_page
+from .parse import (
+    MAX_DEPTH,
+    ParsedPage,
+    decode_page,
+    page_from_decoded,
+    page_markup,
+    parse_html,
+    parse_page,
+    xml_compatible,
+)
 from .resources import SubResource, css_imports, page_stylesheets, resource_key, stylesheet_urls
 from .result import (
     RESULT_TYPES,
@@ -64,7 +73,7 @@ __all__ = ["DecodedText", "decode_body", "looks_binary", "normalise_charset", "B
            "MAX_DEPTH",
            "GUARDS", "PageTimeout", "deadline", "GROUPINGS", "NEEDS", "Cleaner", "Extractor", "Method", "Segmenter",
            "ParsedPage", "SubResource", "css_imports", "page_stylesheets", "resource_key", "stylesheet_urls",
-           "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page",
+           "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page", "xml_compatible",
            "RESULT_TYPES", "BBox", "CleanResult", "ExtractResult", "Field", "Record", "Result", "Segment",
            "SegmentResult", "InlineRunner", "Outcome", "PageInput", "Prepared", "Runner", "build_runner", "charged_ms",
            "failure_of", "prepare", "run_page", "run_pages", "run_prepared"]

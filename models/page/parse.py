@@ -19,7 +19,7 @@ from .errors import EmptyPageError, NotHtmlError, ParseError
 from .resources import SubResource
 
 __all__ = ["ParsedPage", "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page",
-           "strip_internal_subsets", "MAX_DEPTH"]
+           "strip_internal_subsets", "xml_compatible", "MAX_DEPTH"]
 
 MAX_DEPTH = 2048
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "application/xml", "text/xml", "text/plain", "")
@@ -101,8 +101,9 @@ def _too_deep(parser: etree.HTMLParser) -> bool:
     return any(entry.type_name == "ERR_RESOURCE_LIMIT" for entry in parser.error_log)
 
 
-def _from_lexbor(text: str) -> etree._Element:
-    """Build an lxml tree from lexbor's DOM with an explicit stack, flattening below MAX_DEPTH."""
+def _from_lexbor(text: str) -> tuple[etree._Element, bool]:
+    """Build an lxml tree from lexbor's DOM with an explicit stack, flattening below MAX_DEPTH: (root, whether
+    some element lay below MAX_DEPTH and had its children lifted up)."""
     from resiliparse.parse.html import HTMLTree, NodeType
 
     document = HTMLTree.parse(text).document
@@ -112,6 +113,7 @@ def _from_lexbor(text: str) -> etree._Element:
     root = etree.Element("html")
     stack = [(child, root, 1) for child in reversed(list(html.child_nodes))]
     last_child: dict[etree._Element, etree._Element] = {}  # parent -> its last element child, for tails
+    flattened = False
     while stack:
         node, parent, depth = stack.pop()
         if node.type == NodeType.TEXT:
@@ -123,12 +125,14 @@ def _from_lexbor(text: str) -> etree._Element:
         element = etree.SubElement(parent, tag)
         for name in node.attribute_names:
             if _valid_tag(name):
-                element.set(name, _NOT_XML.sub("", node.getattr(name) or ""))
+                element.set(name, xml_compatible(node.getattr(name) or ""))
         last_child[parent] = element
         # below the cap an element stays empty and its children follow it as siblings
+        children = list(node.child_nodes)
         into = element if depth < MAX_DEPTH else parent
-        stack.extend((child, into, depth + 1) for child in reversed(list(node.child_nodes)))
-    return root
+        flattened = flattened or (into is parent and bool(children))
+        stack.extend((child, into, depth + 1) for child in reversed(children))
+    return root, flattened
 
 
 def _valid_tag(name: str) -> bool:
@@ -143,13 +147,21 @@ def parse_html(text: str, *, mend_title: bool = True) -> tuple[etree._Element, b
         mend_title: close a `<title>` that swallowed the page (a lost `</title>`) and parse again.
 
     Returns:
-        (root element, flattened): `flattened` is True when the document nested deeper than
-        MAX_DEPTH and was rebuilt from lexbor with the deepest nodes lifted up.
+        (root element, flattened): `flattened` is True when the tree kept is lexbor's and some of its elements
+        lay below MAX_DEPTH, their children lifted up (libxml2 stops at that depth, so such a page is rebuilt
+        from lexbor, which nests as a browser does: often less deep, and then nothing is lifted).
 
     Raises:
         EmptyPageError: no element content at all (empty or whitespace-only markup).
         ParseError: the parser produced no tree.
     """
+    root, flattened = _parse_tree(text, mend_title)
+    if "<math" in text or "<MATH" in text:      # a substring test, in C: most pages have no formula
+        _math_as_tex(root)
+    return root, flattened
+
+
+def _parse_tree(text: str, mend_title: bool) -> tuple[etree._Element, bool]:
     if not text or text.isspace():          # = `not text.strip()`, without copying the page
         raise EmptyPageError("empty document")
     data = strip_internal_subsets(text.replace("\x00", "")).encode("utf-8", "surrogatepass")
@@ -159,15 +171,34 @@ def parse_html(text: str, *, mend_title: bool = True) -> tuple[etree._Element, b
     except (etree.ParserError, etree.XMLSyntaxError, ValueError) as exc:
         raise ParseError(str(exc)[:200]) from exc
     if root is not None and _too_deep(parser):
-        return _from_lexbor(data.decode("utf-8", "replace")), True
+        return _from_lexbor(data.decode("utf-8", "replace"))
     if root is None:
         raise EmptyPageError("no element content")
     if mend_title and (cut := _swallowing_title_end(root, text)) is not None:
-        return parse_html(text[:cut] + "</title>" + text[cut:], mend_title=False)
+        return _parse_tree(text[:cut] + "</title>" + text[cut:], mend_title=False)
     _adopt_content_after_html(root)
     if len(data) <= SECOND_PARSE_MAX_BYTES and (shown := _shown_chars(root, LITTLE_TEXT_CHARS)) < LITTLE_TEXT_CHARS:
-        return _read_as_a_browser_does(root, data, shown), False
+        return _read_as_a_browser_does(root, data, shown)
     return root, False
+
+
+# A formula in MathML is a tree of one-glyph elements (`<mi>a</mi><mo>=</mo>...`) whose text reads as token soup,
+# so the walk never renders `<math>` (dom.INVISIBLE_TAGS). Where the page carries the formula's LaTeX source (a TeX
+# `<annotation>`, as Wikipedia and MathJax write it, else the `alttext` attribute), the formula becomes that source
+# between `\(` `\)` (`\[` `\]` for display="block"), as trafilatura writes it: a corpus of web text keeps its
+# formulas, in the notation language models read. A `<math>` without either stays unrendered.
+_TEX_ANNOTATION = etree.XPath('.//*[local-name()="annotation"][@encoding="application/x-tex"]')
+
+
+def _math_as_tex(root: etree._Element) -> None:
+    for math in list(root.iter("math")):
+        annotation = _TEX_ANNOTATION(math)
+        tex = " ".join(((annotation[0].text if annotation else None) or math.get("alttext") or "").split())
+        if not tex:
+            continue
+        opening, closing = ("\\[", "\\]") if math.get("display") == "block" else ("\\(", "\\)")
+        # the element stays (so the XPaths of its siblings still name the page's own elements), read as text after it
+        math.tail = xml_compatible(opening + tex + closing) + (math.tail or "")
 
 
 # libxml2 gives up on some broken markup that a browser reads: a start tag whose attributes run into the page
@@ -195,12 +226,14 @@ def _shown_chars(root: etree._Element, enough: int) -> int:
     return n
 
 
-def _read_as_a_browser_does(root: etree._Element, data: bytes, shown: int) -> etree._Element:
+def _read_as_a_browser_does(root: etree._Element, data: bytes, shown: int) -> tuple[etree._Element, bool]:
     try:
-        other = _from_lexbor(data.decode("utf-8", "replace"))
+        other, flattened = _from_lexbor(data.decode("utf-8", "replace"))
     except EmptyPageError:
-        return root
-    return other if _shown_chars(other, shown + MORE_TEXT_CHARS) >= shown + MORE_TEXT_CHARS else root
+        return root, False
+    if _shown_chars(other, shown + MORE_TEXT_CHARS) >= shown + MORE_TEXT_CHARS:
+        return other, flattened
+    return root, False
 
 
 # A crawl that lost the bytes of `</title>` leaves a title that reads to the end of the page (title text is raw
@@ -268,10 +301,16 @@ def _add_text(parent: etree._Element, last: etree._Element | None, text: str) ->
     try:
         _set_text(parent, last, joined)
     except ValueError:
-        _set_text(parent, last, _NOT_XML.sub("", joined))
+        _set_text(parent, last, xml_compatible(joined))
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_compatible(text: str) -> str:
+    """`text` without the characters lxml's setters refuse ("All strings must be XML compatible"): C0 controls
+    but tab and newlines, lone surrogates, U+FFFE and U+FFFF. HTML parsers keep them; a browser shows nothing."""
+    return _NOT_XML.sub("", text)
 
 
 def _set_text(parent: etree._Element, last: etree._Element | None, text: str) -> None:

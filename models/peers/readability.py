@@ -6,7 +6,17 @@ from dataclasses import dataclass
 
 from pagesieve.settings import Settings
 
-from ..page import Cleaner, CleanResult, EmptyPageError, ParsedPage, page_markup, page_title, parse_html, visible_text
+from ..page import (
+    Cleaner,
+    CleanResult,
+    EmptyPageError,
+    ParsedPage,
+    page_markup,
+    page_title,
+    parse_html,
+    visible_text,
+    xml_compatible,
+)
 
 __all__ = ["Readability", "ReadabilitySettings"]
 
@@ -41,7 +51,9 @@ class Readability(Cleaner):
 
     def process(self, page: ParsedPage) -> CleanResult:
         # A serialised copy, never our tree (the library mutates what it parses); HTML serialisation, not XML.
-        html = page_markup(page)
+        # Without the control characters lxml's setters refuse: readability-lxml copies text into new elements
+        # and raised Unparseable on any page with one (a vertical tab in CleanEval 161), a browser shows none.
+        html = xml_compatible(page_markup(page))
         doc = self._document(html, url=page.url, min_text_length=self.settings.min_text_length,
                              retry_length=self.settings.retry_length)
         summary = doc.summary(html_partial=True)

@@ -121,6 +121,15 @@ def test_100000_deep_dom_keeps_all_text_without_recursion():
     assert sum(1 for _ in page.root.iter()) >= depth  # nothing dropped, only lifted
 
 
+def test_a_page_too_deep_for_libxml2_is_flattened_only_where_lexbor_nests_as_deep():
+    # 3,000 unclosed <dd>: libxml2 nests them past its limit, lexbor (as a browser) closes each at the next;
+    # nothing is lifted, so the page is not called flattened
+    page = parse_page(("<html><body><dl>" + "<dd>x " * 3000 + "</dl></body></html>").encode())
+    assert not page.flattened
+    assert len(page.body.find("dl")) == 3000
+    assert parse_page(("<html><body>" + "<b>x " * 3000 + "</body></html>").encode()).flattened
+
+
 def test_visible_text_breaks_paragraphs_only_at_blocks():
     page = parse_page(b"<body><div>Hello <b>bold</b>\nworld<script>x()</script><p>Two</p>tail<br>end</div></body>")
     assert visible_text(page.body) == "Hello bold world\n\nTwo\n\ntail\n\nend"
@@ -139,6 +148,24 @@ def test_ruby_readings_on_a_real_page(shared_data):
     text = " ".join(visible_text(parse_page(html).body).split())
     assert "子どもへの虐待をなくすための法律ができて、親が子どもを教育するために、" in text
     assert "虐待ぎゃくたい" not in text
+
+
+def test_a_formula_reads_as_its_latex_source():
+    page = parse_page(b'<body><p>so <math alttext="a^2"><mi>a</mi><mn>2</mn></math>, <math display="block">'
+                      b'<semantics><mi>b</mi><annotation encoding="application/x-tex">b_{i}\n + 1</annotation>'
+                      b'</semantics></math>. Not <math><mi>c</mi></math>here.</p><p><span>x</span></p></body>')
+    assert visible_text(page.body) == "so \\(a^2\\), \\[b_{i} + 1\\]. Not here.\n\nx"
+    # the <math> elements stay, so the XPaths of the page's own elements do not move
+    assert [xpath_of(e) for e in page.body.iter("math", "span")] == [
+        "/html/body/p[1]/math[1]", "/html/body/p[1]/math[2]", "/html/body/p[1]/math[3]", "/html/body/p[2]/span"]
+
+
+def test_formulas_on_a_real_page(shared_data):
+    # Wikipedia's Hermitian matrix (Readability's test page): every formula carries its TeX in an annotation
+    page = parse_page((shared_data / "readability" / "input" / "wikipedia-3.html").read_bytes())
+    text = visible_text(page.body)
+    assert "is denoted by \\({\\displaystyle A^{\\mathsf {H}}}\\), then the Hermitian property" in text
+    assert text.count("\\({\\displaystyle") == 66 - text.count("\\[{\\displaystyle")
 
 
 def test_hidden_chars_counts_the_text_walks_skip_in_noscript_and_buttons():

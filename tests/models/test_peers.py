@@ -139,3 +139,15 @@ def test_resiliparse_wrapper_equals_resiliparse_on_the_raw_page():
         raw = join_paragraphs(extract_plain_text(HTMLTree.parse(decode_body(body).text), main_content=True,
                                                  preserve_formatting=True, alt_texts=False, links=False))
         assert method.process(parse_page(body)).text == raw, path.name
+
+
+def test_readability_reads_a_page_with_a_control_character():
+    # Regression: CleanEval 161 holds a vertical tab (U+000B); readability-lxml copied it into a new element and
+    # raised Unparseable ("All strings must be XML compatible"), so the peer scored 0 on a page it reads well.
+    path = data_root() / "cleaneval" / "input" / "161.html"
+    body = path.read_bytes()
+    assert b"\x0b" in body
+    result = build_method("readability").process(parse_page(body, page_id="161"))
+    gold = (data_root() / "cleaneval" / "gold" / "161.txt").read_text("utf-8")
+    assert result.status == "ok"
+    assert needle(gold) in collapse(result.text)
