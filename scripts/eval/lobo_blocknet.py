@@ -4,7 +4,7 @@ peers on the same pages (issue 40, item 2).
     .venv/bin/python scripts/eval/lobo_blocknet.py cache            # blocks, inputs, labels of every pool (~10 min)
     .venv/bin/python scripts/eval/lobo_blocknet.py peers            # trafilatura, readability, resiliparse (~5 min)
     .venv/bin/python scripts/eval/lobo_blocknet.py run --name all --train-pools all [--extra resiliparse,stop]
-    .venv/bin/python scripts/eval/lobo_blocknet.py compare A.json B.json   # two runs' --out: differences, intervals
+    .venv/bin/python scripts/eval/lobo_blocknet.py compare A.json B.json [--scores default]   # two runs' --out
     .venv/bin/python scripts/eval/lobo_blocknet.py ensemble --name e DIR1 DIR2 ...   # mean of runs' --logits
 
 Pools: the six benchmarks of the shipped model and the two of 2025-26 (wcxb, trafilatura-eval). Every fold trains on
@@ -12,8 +12,10 @@ the `fit` and `validation` parts of the other pools (with `--train-pools six`, o
 the left-out pool's `fit` and `validation` parts; no `test` part is trained on or scored here (they are the second
 check, by `pagesieve evaluate --split test`). Scores: mean BoW F1 per page, and for trafilatura-eval (snippet gold
 only) the snippet F1 of trafilatura's protocol summed over all its passages; paired bootstrap intervals (95%) of
-BlockNet against the best peer on the same pages. The cache is a working folder (`--cache`, default
-../lobo-cache), never committed: the script rebuilds it.
+BlockNet against the best peer on the same pages. Every page is scored twice: the network's text, and the shipped
+default's, which hands a page to its second opinion (resiliparse's cached text) where the network is unsure of it or
+its text is hidden from the blocks (models/blocknet/method.py); `compare --scores default` compares the latter.
+The cache is a working folder (`--cache`, default ../lobo-cache), never committed: the script rebuilds it.
 
 Candidate inputs (`--extra`), computed in the cache for every block and appended to the 157 of the shipped model:
 - `resiliparse`: whether the block's text is part of resiliparse's main-content output (1/0), and the share of
@@ -64,7 +66,7 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
 
     from pagesieve.models.blocknet import page_inputs
     from pagesieve.models.blocknet.peers import held_by
-    from pagesieve.models.page import PageError, page_markup, parse_page
+    from pagesieve.models.page import PageError, hidden_chars, page_markup, parse_page
     from pagesieve.models.page.stopwords import page_stopwords, stopwords_for, text_language
     from pagesieve.models.web2text import FEATURE_NAMES, block_features, label_blocks, label_blocks_from_snippets
 
@@ -108,7 +110,7 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
                          "language": gold.meta.get("language") or lang, "detected": lang, "texts": texts,
                          "brk": [bool(blocks.cdom.break_before[k]) for k in node],
                          "glued": [bool(blocks.cdom.glued[k]) for k in node],
-                         "gold": gold.gold,
+                         "hidden": hidden_chars(page.root), "gold": gold.gold,
                          "snippets": None if gold.snippets is None else
                          {"with": list(gold.snippets.with_), "without": list(gold.snippets.without)}})
     np.savez(cache / f"{pool}.npz", inputs=np.concatenate(inputs), extra=np.concatenate(extra),
@@ -233,11 +235,28 @@ def _score(row: dict, text: str) -> tuple[float, tuple[int, int, int, int] | Non
     return float("nan"), counts
 
 
+def _scored(row: dict, logits: np.ndarray, settings, peer_text: str) -> tuple[dict, dict]:
+    """One left-out page scored twice: the network's text, and the shipped default's (the network's, or the second
+    opinion's where blocknet hands the page over: `uncertainty` above `settings.unsure`, or `text_hidden`'s rule
+    on the cached character counts; the cached resiliparse output is the peer blocknet calls)."""
+    from pagesieve.models.blocknet.method import HIDDEN_MAX_SHOWN_CHARS, HIDDEN_MIN_CHARS, content_blocks, uncertainty
+
+    text = _text(row, content_blocks(SimpleNamespace(text=row["texts"]), logits, settings))
+    f1, counts = _score(row, text)
+    network = {"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()}
+    shown, hidden = sum(map(len, row["texts"])), row.get("hidden", 0)
+    unsure = (uncertainty(row["texts"], logits) > settings.unsure
+              or shown < HIDDEN_MAX_SHOWN_CHARS and hidden >= HIDDEN_MIN_CHARS and hidden > 5 * shown)
+    if not (unsure and peer_text.strip()):
+        return network, network | {"peer": False}
+    f1, counts = _score(row, peer_text)
+    return network, {"id": row["id"], "f1": f1, "counts": counts, "empty": False, "peer": True}
+
+
 def _fold_job(args: tuple) -> dict:
     import torch
 
     from pagesieve.models.blocknet import BlockNetSettings
-    from pagesieve.models.blocknet.method import content_blocks
     from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 
     cache, left_out, train_pools, extras, seed, recipe_kw, logits_dir = args
@@ -254,20 +273,20 @@ def _fold_job(args: tuple) -> dict:
                 pages.append(TrainingPage(name, pool.rows[i]["id"], x, y, w))
     model, _ = train(pages, recipe, seed, inputs=None)      # the extras are this script's own columns
     pool = CachedPool(cache, left_out, extras)
-    settings = BlockNetSettings()
-    out, kept = [], []
+    settings, peer_texts = BlockNetSettings(), _peer_texts(cache, left_out)
+    out, default, kept = [], [], []
     for i in pool.indices(("fit", "validation")):
         row = pool.rows[i]
         x, _, _ = pool.page(i)
         logits = model.logits([x])[0]
         kept.append(logits)
-        text = _text(row, content_blocks(SimpleNamespace(text=row["texts"]), logits, settings))
-        f1, counts = _score(row, text)
-        out.append({"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()})
+        network, shipped = _scored(row, logits, settings, peer_texts[row["id"]][settings.unsure_peer])
+        out.append(network)
+        default.append(shipped)
     if logits_dir is not None:      # for analysis of the fold's mistakes: the logits of every scored block
         np.savez(Path(logits_dir) / f"{left_out}.npz", ids=np.array([p["id"] for p in out]),
                  offsets=np.cumsum([0] + [len(a) for a in kept]), logits=np.concatenate(kept))
-    return {"pool": left_out, "pages": out, "train_pages": len(pages)}
+    return {"pool": left_out, "pages": out, "default": default, "train_pages": len(pages)}
 
 
 def _peer_scores(cache: Path, pool: PoolPages) -> dict[str, dict[str, dict]]:
@@ -317,7 +336,6 @@ def ensemble(args: argparse.Namespace) -> dict:
     """Score the mean of several runs' block logits (`run --logits DIR` of each, e.g. one per seed): an ensemble
     of their models, without training again."""
     from pagesieve.models.blocknet import BlockNetSettings
-    from pagesieve.models.blocknet.method import content_blocks
 
     dirs = [Path(d) for d in args.reports]
     pools = args.pools.split(",") if args.pools else list(POOLS)
@@ -330,16 +348,16 @@ def ensemble(args: argparse.Namespace) -> dict:
             raise SystemExit(f"{name}: the runs scored other pages or blocks; ensemble runs of one cache")
         logits = np.mean([r["logits"] for r in runs], axis=0)
         offsets = runs[0]["offsets"]
-        pool = PoolPages(args.cache, name)
+        pool, peer_texts = PoolPages(args.cache, name), _peer_texts(args.cache, name)
         rows = {pool.rows[i]["id"]: pool.rows[i] for i in pool.indices(("fit", "validation"))}
-        out = []
+        out, default = [], []
         for k, page_id in enumerate(ids):
             row = rows[str(page_id)]
-            content = content_blocks(SimpleNamespace(text=row["texts"]), logits[offsets[k] : offsets[k + 1]], settings)
-            text = _text(row, content)
-            f1, counts = _score(row, text)
-            out.append({"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()})
-        folds.append({"pool": name, "pages": out})
+            network, shipped = _scored(row, logits[offsets[k] : offsets[k + 1]], settings,
+                                       peer_texts[row["id"]][settings.unsure_peer])
+            out.append(network)
+            default.append(shipped)
+        folds.append({"pool": name, "pages": out, "default": default})
     return _report(args.cache, folds, {"name": args.name, "ensemble_of": [str(d) for d in dirs]})
 
 
@@ -356,6 +374,11 @@ def _report(cache: Path, folds: list[dict], head: dict) -> dict:
         best = max(PEERS, key=lambda p: row[p])
         diff, low, high = _compare(ours, [peers[best][p["id"]] for p in ours])
         row |= {"best_peer": best, "gap": round(diff, 4), "low": round(low, 4), "high": round(high, 4)}
+        shipped = fold.get("default")
+        if shipped:
+            diff, low, high = _compare(shipped, [peers[best][p["id"]] for p in shipped])
+            row |= {"default": round(_pool_value(shipped), 4), "to_peer": sum(p["peer"] for p in shipped),
+                    "default_gap": round(diff, 4), "default_low": round(low, 4), "default_high": round(high, 4)}
         by = {}
         scored = pool.indices(("fit", "validation"))
         for key in ("page_type", "language"):
@@ -372,25 +395,33 @@ def _report(cache: Path, folds: list[dict], head: dict) -> dict:
         row["by"] = by
         report["pools"][fold["pool"]] = row
         report.setdefault("per_page", {})[fold["pool"]] = ours
+        if shipped:
+            report.setdefault("per_page_default", {})[fold["pool"]] = shipped
     gaps = [r["gap"] for r in report["pools"].values()]
     report["macro_blocknet"] = round(float(np.mean([r["blocknet"] for r in report["pools"].values()])), 4)
     report["macro_best_peer"] = round(float(np.mean([max(r[p] for p in PEERS) for r in report["pools"].values()])), 4)
     report["worst_gap"] = round(min(gaps), 4)
+    if all("default" in r for r in report["pools"].values()):
+        report["macro_default"] = round(float(np.mean([r["default"] for r in report["pools"].values()])), 4)
+        report["worst_default_gap"] = round(min(r["default_gap"] for r in report["pools"].values()), 4)
     return report
 
 
-def _per_page(path: str) -> tuple[str, dict[str, list[dict]]]:
+def _per_page(path: str, scores: str) -> tuple[str, dict[str, list[dict]]]:
     report = json.loads(Path(path).read_text())
-    return report["name"], report["per_page"]
+    key = "per_page" if scores == "network" else "per_page_default"
+    if key not in report:
+        raise SystemExit(f"{path}: no {scores} scores (a report written before they were kept); rerun it")
+    return f"{report['name']} ({scores})", report[key]
 
 
-def compare(a_path: str, b_path: str, rounds: int = 2_000, seed: int = 0) -> dict:
+def compare(a_path: str, b_path: str, rounds: int = 2_000, seed: int = 0, scores: str = "network") -> dict:
     """Two runs on the left-out pages both scored (a cache rebuilt after a parser change can hold a page the other
     lacks): each pool's difference with its paired interval, and the macro's difference with a stratified paired
     interval (each resample draws every pool's pages anew, the macro of the resampled pools' values taken for
-    both runs)."""
-    a_name, a = _per_page(a_path)
-    b_name, b = _per_page(b_path)
+    both runs). `scores`: the network's text, or the shipped default's (with its second opinion)."""
+    a_name, a = _per_page(a_path, scores)
+    b_name, b = _per_page(b_path, scores)
     pools = [p for p in a if p in b]
     rng = np.random.default_rng(seed)
     rows, draws = {}, np.zeros(rounds)
@@ -430,6 +461,13 @@ def print_report(report: dict) -> None:
               + f"{r['gap']:>+10.3f} [{r['low']:+.3f}, {r['high']:+.3f}] {r['best_peer'][:5]:>5}{r['empty']:>6}")
     print(f"macro: blocknet {report['macro_blocknet']:.4f}, best peer per pool {report['macro_best_peer']:.4f}, "
           f"worst gap {report['worst_gap']:+.4f}")
+    if "macro_default" in report:
+        print("with the default's second opinion (resiliparse's text on the pages blocknet hands over):")
+        for pool, r in report["pools"].items():
+            print(f"{pool:<20}{r['pages']:>6}{r['default']:>9.3f}{r['default_gap']:>+10.3f} "
+                  f"[{r['default_low']:+.3f}, {r['default_high']:+.3f}] {r['best_peer'][:5]:>5}"
+                  f"{r['to_peer']:>6} to the peer")
+        print(f"macro: default {report['macro_default']:.4f}, worst gap {report['worst_default_gap']:+.4f}")
     for pool, r in report["pools"].items():
         for key, groups in r["by"].items():
             print(f"  {pool} by {key}: " + "; ".join(
@@ -451,6 +489,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--recipe", default=None, help='JSON of Recipe fields to change, e.g. \'{"epochs": 6}\'')
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=None, help="write the report as JSON here")
+    ap.add_argument("--scores", choices=("network", "default"), default="network",
+                    help="compare: the network's text, or the shipped default's (with its second opinion)")
     ap.add_argument("--logits", type=Path, default=None,
                     help="write each left-out pool's block logits here (<pool>.npz: ids, offsets, logits)")
     args = ap.parse_intermixed_args(argv)       # the reports may follow the options
@@ -463,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "compare":
         if len(args.reports) != 2:
             raise SystemExit("compare takes two reports: A.json B.json")
-        print_comparison(compare(*args.reports))
+        print_comparison(compare(*args.reports, scores=args.scores))
     else:
         report = run(args) if args.command == "run" else ensemble(args)
         print_report(report)

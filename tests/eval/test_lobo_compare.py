@@ -63,17 +63,17 @@ def test_pages_only_one_run_scored_are_left_out_of_the_pairs(tmp_path, lobo):
     assert c["pools"]["bow"]["pages"] == 3 and c["pools"]["bow"]["difference"] == 0
 
 
-def write_cache(cache: Path) -> None:
+def write_cache(cache: Path, resiliparse: str = "", hidden: int = 0) -> None:
     """One pool, one page of three blocks, its gold, the peers' outputs: what `ensemble` reads of a cache."""
     row = {"id": "p1", "part": "fit", "page_type": None, "language": "en", "texts": ["alpha", "beta", "menu home"],
-           "brk": [True] * 3, "glued": [False] * 3, "gold": "alpha beta", "snippets": None}
+           "brk": [True] * 3, "glued": [False] * 3, "hidden": hidden, "gold": "alpha beta", "snippets": None}
     np.savez(cache / "pool.npz", inputs=np.zeros((3, 2), np.float32), extra=np.zeros((3, 10), np.float32),
              labels=np.array([1, 1, 0], np.float32), weights=np.ones(3, np.float32), offsets=np.array([0, 3]))
     with gzip.open(cache / "pool.pages.jsonl.gz", "wt", encoding="utf-8") as fh:
         fh.write(json.dumps(row) + "\n")
     with gzip.open(cache / "pool.peers.jsonl.gz", "wt", encoding="utf-8") as fh:
         fh.write(json.dumps({"id": "p1", "trafilatura": "alpha", "readability": "alpha beta menu",
-                             "resiliparse": ""}) + "\n")
+                             "resiliparse": resiliparse}) + "\n")
 
 
 def write_logits(folder: Path, logits: list[float]) -> str:
@@ -97,3 +97,50 @@ def test_an_ensemble_scores_the_mean_of_the_runs_logits(tmp_path, lobo):
     assert both["readability"] == pytest.approx(0.8, abs=1e-4) and both["best_peer"] == "readability"
     with pytest.raises(SystemExit, match="other pages or blocks"):
         ensemble(sure, write_logits(tmp_path / "short", [1.0, 2.0]))
+
+
+def ensemble_of(tmp_path: Path, lobo, logits: list[float]) -> dict:
+    folder = write_logits(tmp_path / "run", logits)
+    return lobo.ensemble(SimpleNamespace(reports=[folder], pools="pool", cache=tmp_path, name="e"))
+
+
+def test_the_default_hands_a_page_it_is_unsure_of_to_resiliparse(tmp_path, lobo):
+    write_cache(tmp_path, resiliparse="alpha beta")
+    report = ensemble_of(tmp_path, lobo, [0.3, 0.2, -0.1])              # every block near a coin toss
+    pool = report["pools"]["pool"]
+    assert pool["blocknet"] < 1.0 and pool["default"] == 1.0 and pool["to_peer"] == 1
+    assert report["macro_default"] == 1.0 and report["per_page_default"]["pool"][0]["peer"] is True
+
+
+def test_the_default_keeps_the_networks_text_where_it_is_sure_or_the_peer_finds_nothing(tmp_path, lobo):
+    write_cache(tmp_path, resiliparse="alpha beta")
+    sure = ensemble_of(tmp_path, lobo, [5.0, -5.0, -5.0])["pools"]["pool"]
+    assert sure["default"] == sure["blocknet"] == pytest.approx(2 / 3, abs=1e-4) and sure["to_peer"] == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    write_cache(empty, resiliparse="  ")
+    unsure = ensemble_of(empty, lobo, [0.3, 0.2, -0.1])["pools"]["pool"]
+    assert unsure["default"] == unsure["blocknet"] and unsure["to_peer"] == 0
+
+
+def test_the_default_hands_over_a_page_whose_text_is_hidden_from_its_blocks(tmp_path, lobo):
+    # 19 characters of blocks, 200 in <noscript>: the rule of models/blocknet/method.text_hidden
+    write_cache(tmp_path, resiliparse="alpha beta", hidden=200)
+    assert ensemble_of(tmp_path, lobo, [5.0, -5.0, -5.0])["pools"]["pool"]["to_peer"] == 1
+    fewer = tmp_path / "fewer"
+    fewer.mkdir()
+    write_cache(fewer, resiliparse="alpha beta", hidden=199)
+    assert ensemble_of(fewer, lobo, [5.0, -5.0, -5.0])["pools"]["pool"]["to_peer"] == 0
+
+
+def test_compare_reads_the_defaults_scores_when_asked(tmp_path, lobo):
+    write_cache(tmp_path, resiliparse="alpha beta")
+    report = ensemble_of(tmp_path, lobo, [0.3, 0.2, -0.1])
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(report))
+    c = lobo.compare(str(path), str(path), rounds=50, scores="default")
+    assert c["a"] == "e (default)" and c["pools"]["pool"]["a"] == 1.0
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"name": "old", "per_page": report["per_page"]}))
+    with pytest.raises(SystemExit, match="no default scores"):
+        lobo.compare(str(old), str(path), scores="default")
