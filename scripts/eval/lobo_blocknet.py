@@ -389,6 +389,7 @@ def _report(cache: Path, folds: list[dict], head: dict) -> dict:
                     groups.setdefault(value, []).append(j)
             if len(groups) > 1:
                 by[key] = {g: {"pages": len(ix), "blocknet": round(_pool_value([ours[j] for j in ix]), 4),
+                               **({"default": round(_pool_value([shipped[j] for j in ix]), 4)} if shipped else {}),
                                **{peer: round(_pool_value([peers[peer][ours[j]["id"]] for j in ix]), 4)
                                   for peer in PEERS}}
                            for g, ix in sorted(groups.items(), key=lambda kv: -len(kv[1]))}
@@ -470,9 +471,9 @@ def print_report(report: dict) -> None:
         print(f"macro: default {report['macro_default']:.4f}, worst gap {report['worst_default_gap']:+.4f}")
     for pool, r in report["pools"].items():
         for key, groups in r["by"].items():
-            print(f"  {pool} by {key}: " + "; ".join(
-                f"{g} ({v['pages']}) {v['blocknet']:.3f} vs "
-                + "/".join(f"{v[p]:.3f}" for p in PEERS) for g, v in groups.items()))
+            print(f"  {pool} by {key} (blocknet{', default' * ('default' in r)} vs {'/'.join(PEERS)}): " + "; ".join(
+                f"{g} ({v['pages']}) {v['blocknet']:.3f}" + (f", {v['default']:.3f}" if "default" in v else "")
+                + " vs " + "/".join(f"{v[p]:.3f}" for p in PEERS) for g, v in groups.items()))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -112,6 +112,13 @@ def test_the_default_hands_a_page_it_is_unsure_of_to_resiliparse(tmp_path, lobo)
     assert report["macro_default"] == 1.0 and report["per_page_default"]["pool"][0]["peer"] is True
 
 
+def test_the_printed_report_shows_the_defaults_figures_and_hand_overs(tmp_path, lobo, capsys):
+    write_cache(tmp_path, resiliparse="alpha beta")
+    lobo.print_report(ensemble_of(tmp_path, lobo, [0.3, 0.2, -0.1]))
+    printed = capsys.readouterr().out
+    assert "1 to the peer" in printed and "macro: default 1.0000" in printed
+
+
 def test_the_default_keeps_the_networks_text_where_it_is_sure_or_the_peer_finds_nothing(tmp_path, lobo):
     write_cache(tmp_path, resiliparse="alpha beta")
     sure = ensemble_of(tmp_path, lobo, [5.0, -5.0, -5.0])["pools"]["pool"]
