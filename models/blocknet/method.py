@@ -50,9 +50,14 @@ def text_hidden(page: ParsedPage, blocks: Blocks) -> bool:
     `<noscript>`, or an unclosed `<button>` that holds the rest of the page."""
     shown = sum(map(len, blocks.text))
     if shown >= HIDDEN_MAX_SHOWN_CHARS:
-        return False
-    hidden = hidden_chars(page.root)
-    return hidden >= HIDDEN_MIN_CHARS and hidden > 5 * shown
+        return False                        # most pages: the hidden text is never counted
+    return hides_text(shown, hidden_chars(page.root))
+
+
+def hides_text(shown: int, hidden: int) -> bool:
+    """`text_hidden`'s rule on a page's counts: the characters its blocks hold (`shown`), and those inside
+    `HIDING_TAGS` (`hidden`, as `dom.hidden_chars` counts them)."""
+    return shown < HIDDEN_MAX_SHOWN_CHARS and hidden >= HIDDEN_MIN_CHARS and hidden > 5 * shown
 
 
 def uncertainty(texts: Sequence[str], logits: np.ndarray) -> float:

@@ -239,14 +239,13 @@ def _scored(row: dict, logits: np.ndarray, settings, peer_text: str) -> tuple[di
     """One left-out page scored twice: the network's text, and the shipped default's (the network's, or the second
     opinion's where blocknet hands the page over: `uncertainty` above `settings.unsure`, or `text_hidden`'s rule
     on the cached character counts; the cached resiliparse output is the peer blocknet calls)."""
-    from pagesieve.models.blocknet.method import HIDDEN_MAX_SHOWN_CHARS, HIDDEN_MIN_CHARS, content_blocks, uncertainty
+    from pagesieve.models.blocknet.method import content_blocks, hides_text, uncertainty
 
     text = _text(row, content_blocks(SimpleNamespace(text=row["texts"]), logits, settings))
     f1, counts = _score(row, text)
     network = {"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()}
-    shown, hidden = sum(map(len, row["texts"])), row.get("hidden", 0)
     unsure = (uncertainty(row["texts"], logits) > settings.unsure
-              or shown < HIDDEN_MAX_SHOWN_CHARS and hidden >= HIDDEN_MIN_CHARS and hidden > 5 * shown)
+              or hides_text(sum(map(len, row["texts"])), row.get("hidden", 0)))     # a cache of before 11-29: 0
     if not (unsure and peer_text.strip()):
         return network, network | {"peer": False}
     f1, counts = _score(row, peer_text)
