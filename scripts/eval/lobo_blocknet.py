@@ -237,15 +237,15 @@ def _score(row: dict, text: str) -> tuple[float, tuple[int, int, int, int] | Non
 
 def _scored(row: dict, logits: np.ndarray, settings, peer_text: str) -> tuple[dict, dict]:
     """One left-out page scored twice: the network's text, and the shipped default's (the network's, or the second
-    opinion's where blocknet hands the page over: `uncertainty` above `settings.unsure`, or `text_hidden`'s rule
-    on the cached character counts; the cached resiliparse output is the peer blocknet calls)."""
-    from pagesieve.models.blocknet.method import content_blocks, hides_text, uncertainty
+    opinion's where blocknet `hands_over` the page, on the cached hidden-text count; the cached resiliparse output
+    is the peer blocknet calls)."""
+    from pagesieve.models.blocknet.method import content_blocks, hands_over
 
     text = _text(row, content_blocks(SimpleNamespace(text=row["texts"]), logits, settings))
     f1, counts = _score(row, text)
     network = {"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()}
-    unsure = (uncertainty(row["texts"], logits) > settings.unsure
-              or hides_text(sum(map(len, row["texts"])), row.get("hidden", 0)))     # a cache of before 11-29: 0
+    # a cache of before 2026-11-29 has no hidden-text count: read as 0
+    unsure = hands_over(row["texts"], logits, settings.unsure, lambda: row.get("hidden", 0))
     if not (unsure and peer_text.strip()):
         return network, network | {"peer": False}
     f1, counts = _score(row, peer_text)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import gzip
 
+import numpy as np
 import pytest
 
-from pagesieve.models.blocknet.method import text_hidden, uncertainty
+from pagesieve.models.blocknet.method import hands_over, text_hidden, uncertainty
 from pagesieve.models.page import hidden_chars, parse_page
 from pagesieve.models.registry import build_method
 from pagesieve.settings import ConfigError
@@ -131,3 +132,18 @@ def test_a_page_whose_noscript_repeats_its_text_keeps_blocknets(shared_data):
     assert not text_hidden(page, blocks)
     result = build_method("blocknet", {"device": "cpu", "unsure": 0.5}).process(page)
     assert result.text_from is None and result.text
+
+
+def test_hands_over_counts_hidden_text_only_where_the_blocks_show_little():
+    counted = []
+
+    def hidden(n: int):
+        return lambda: counted.append(n) or n
+
+    sure, unsure = np.array([9.0, -9.0]), np.array([0.1, -0.1])
+    assert hands_over(["a" * 300, "b" * 300], unsure, 0.22, hidden(10_000))
+    assert not hands_over(["a" * 300, "b" * 300], sure, 0.22, hidden(10_000))
+    assert counted == []                    # 600 characters shown: the hidden text is never counted
+    assert hands_over(["Skip to content"], None, 0.22, hidden(200))      # a page without blocks' logits
+    assert not hands_over(["Skip to content"], None, 0.22, hidden(199))
+    assert counted == [200, 199]
