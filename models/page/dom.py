@@ -12,7 +12,7 @@ from lxml import etree
 
 __all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "is_element", "xpath_of", "xpaths_of", "tag_path", "page_title",
            "title_elements", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "iter_text_chunks",
-           "join_paragraphs", "HIDING_TAGS", "hidden_chars", "visible_text"]
+           "join_paragraphs", "HIDING_TAGS", "hidden_chars", "shown_chars", "visible_text"]
 
 # Never rendered as text. Ruby annotations count as not rendered: `<rt>` is the reading printed above a word
 # (furigana, pinyin), `<rp>` the parentheses a browser without ruby shows; kept, they split the words of a
@@ -259,6 +259,19 @@ def hidden_chars(root: etree._Element) -> int:
         if not any(a.tag in HIDING_TAGS for a in element.iterancestors()):    # nested ones counted once
             total += sum(len(t.strip()) for t in element.itertext())
     return total
+
+
+def shown_chars(root: etree._Element, enough: int) -> int:
+    """Characters of visible text in the body (each chunk stripped), counted up to `enough` (most pages pass in
+    their first lines)."""
+    body = root.find("body")
+    n = 0
+    if body is not None:
+        for chunk in iter_text_chunks(body):
+            n += len(chunk.strip())
+            if n >= enough:
+                break
+    return n
 
 
 def join_paragraphs(text: str) -> str:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from .decode import DecodedText, decode_body, looks_binary
-from .dom import iter_text_chunks
+from .dom import shown_chars
 from .errors import EmptyPageError, NotHtmlError, ParseError
+from .modals import empty_modals
 from .resources import SubResource
 
 __all__ = ["ParsedPage", "decode_page", "page_from_decoded", "page_markup", "parse_html", "parse_page",
@@ -140,7 +141,7 @@ def _valid_tag(name: str) -> bool:
 
 
 def parse_html(text: str, *, mend_title: bool = True) -> tuple[etree._Element, bool]:
-    """Parse markup into an lxml tree.
+    """Parse markup into an lxml tree, TeX formulas read as their source and modal dialogs emptied (`modals`).
 
     Args:
         text: decoded HTML.
@@ -158,6 +159,8 @@ def parse_html(text: str, *, mend_title: bool = True) -> tuple[etree._Element, b
     root, flattened = _parse_tree(text, mend_title)
     if "<math" in text or "<MATH" in text:      # a substring test, in C: most pages have no formula
         _math_as_tex(root)
+    if "dialog" in text or "aria-modal" in text:   # likewise: a closed <dialog>, role="dialog", aria-modal (modals.py)
+        empty_modals(root)
     return root, flattened
 
 
@@ -177,7 +180,7 @@ def _parse_tree(text: str, mend_title: bool) -> tuple[etree._Element, bool]:
     if mend_title and (cut := _swallowing_title_end(root, text)) is not None:
         return _parse_tree(text[:cut] + "</title>" + text[cut:], mend_title=False)
     _adopt_content_after_html(root)
-    if len(data) <= SECOND_PARSE_MAX_BYTES and (shown := _shown_chars(root, LITTLE_TEXT_CHARS)) < LITTLE_TEXT_CHARS:
+    if len(data) <= SECOND_PARSE_MAX_BYTES and (shown := shown_chars(root, LITTLE_TEXT_CHARS)) < LITTLE_TEXT_CHARS:
         return _read_as_a_browser_does(root, data, shown)
     return root, False
 
@@ -214,24 +217,12 @@ MORE_TEXT_CHARS = 500
 SECOND_PARSE_MAX_BYTES = 1_000_000
 
 
-def _shown_chars(root: etree._Element, enough: int) -> int:
-    """Characters of visible text in the body, counted up to `enough` (most pages pass in their first lines)."""
-    body = root.find("body")
-    n = 0
-    if body is not None:
-        for chunk in iter_text_chunks(body):
-            n += len(chunk.strip())
-            if n >= enough:
-                break
-    return n
-
-
 def _read_as_a_browser_does(root: etree._Element, data: bytes, shown: int) -> tuple[etree._Element, bool]:
     try:
         other, flattened = _from_lexbor(data.decode("utf-8", "replace"))
     except EmptyPageError:
         return root, False
-    if _shown_chars(other, shown + MORE_TEXT_CHARS) >= shown + MORE_TEXT_CHARS:
+    if shown_chars(other, shown + MORE_TEXT_CHARS) >= shown + MORE_TEXT_CHARS:
         return other, flattened
     return root, False
 
