@@ -159,7 +159,9 @@ def parse_html(text: str, *, mend_title: bool = True) -> tuple[etree._Element, b
     root, flattened = _parse_tree(text, mend_title)
     if "<math" in text or "<MATH" in text:      # a substring test, in C: most pages have no formula
         _math_as_tex(root)
-    if "dialog" in text or "aria-modal" in text:   # likewise: a closed <dialog>, role="dialog", aria-modal (modals.py)
+    # likewise for modals (modals.py); case-sensitive, as pages write them: of the 3,800 benchmark pages, 38 say
+    # "Dialog" or "DIALOG" only, none of them in a modal (a case-blind regex would cost 20-40x the test)
+    if "dialog" in text or "aria-modal" in text:
         empty_modals(root)
     return root, flattened
 
