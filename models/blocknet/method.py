@@ -48,10 +48,12 @@ HIDDEN_MAX_SHOWN_CHARS = 500
 def text_hidden(page: ParsedPage, blocks: Blocks) -> bool:
     """Whether the page's text lies where the blocks never read it (`dom.HIDING_TAGS`): a JavaScript app's
     `<noscript>`, or an unclosed `<button>` that holds the rest of the page."""
-    shown = sum(map(len, blocks.text))
-    if shown >= HIDDEN_MAX_SHOWN_CHARS:
-        return False                        # most pages: the hidden text is never counted
-    return hides_text(shown, hidden_chars(page.root))
+    return _text_hidden(blocks.text, lambda: hidden_chars(page.root))
+
+
+def _text_hidden(texts: Sequence[str], hidden: Callable[[], int]) -> bool:
+    shown = sum(map(len, texts))
+    return shown < HIDDEN_MAX_SHOWN_CHARS and hides_text(shown, hidden())   # most pages never count the hidden
 
 
 def hides_text(shown: int, hidden: int) -> bool:
@@ -66,10 +68,7 @@ def hands_over(texts: Sequence[str], logits: np.ndarray | None, unsure: float, h
     where its blocks never read it (`hides_text`). `hidden()` counts the characters inside HIDING_TAGS; it is
     called only for a page whose blocks show little, so most pages never count them. The shipped method and the
     leave-one-benchmark-out script both decide with this."""
-    if logits is not None and uncertainty(texts, logits) > unsure:
-        return True
-    shown = sum(map(len, texts))
-    return shown < HIDDEN_MAX_SHOWN_CHARS and hides_text(shown, hidden())
+    return logits is not None and uncertainty(texts, logits) > unsure or _text_hidden(texts, hidden)
 
 
 def uncertainty(texts: Sequence[str], logits: np.ndarray) -> float:
