@@ -12,11 +12,13 @@ import hashlib
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pyarrow.parquet as pq
 import pytest
 
-from pagesieve.jobs import clean, ingest
+from pagesieve.jobs import clean, dedup, ingest
+from pagesieve.jobs import filter as quality_filter
 from pagesieve.jobs.common import Report, job_parser, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,45 +38,73 @@ def cluster(tmp_path_factory):
         yield running
 
 
+@pytest.fixture(scope="module")
+def zip_path() -> Path:
+    return build_zip()
+
+
 def text_hashes(documents: Path) -> dict[str, tuple[str, str]]:
     return {d["page_id"]: (d["status"], hashlib.sha256((d["text"] or "").encode()).hexdigest())
             for d in pq.read_table(documents, columns=["page_id", "status", "text"]).to_pylist()}
 
 
-def test_jobs_run_unchanged_on_a_standalone_cluster(cluster, spark):
-    base, zip_path = cluster.base, build_zip()
+def corpus_rows(documents: Path) -> list[tuple]:
+    columns = ["page_id", "removed_by", "quality_words", "dup_cluster", "dup_of"]
+    return sorted(tuple(r.values()) for r in pq.read_table(documents, columns=columns).to_pylist())
+
+
+@pytest.fixture(scope="module")
+def sample_runs(cluster, zip_path, spark) -> SimpleNamespace:
+    """The bundled sample on the cluster: `jobs/ingest.py`, then `jobs/run.py --pages ... --filter --dedup` (clean,
+    filter, dedup and export in one application); and the same stages in local mode. One application for the four
+    stages, not one each: every spark-submit starts a driver and two executors (tens of seconds on 2 cores)."""
+    base = cluster.base
     cluster.submit("ingest", str(SAMPLE_WARC), "--out", str(base / "pages"), zip_path=zip_path)
     apps_before = {p.name for p in cluster.events.glob("app-*")}
-    cluster.submit("clean", "--pages", str(base / "pages"), "--out", str(base / "documents"), zip_path=zip_path)
-    (clean_app,) = {p.name for p in cluster.events.glob("app-*")} - apps_before
+    cluster.submit("run", "--pages", str(base / "pages"), "--out", str(base / "run"), "--filter", "--dedup",
+                   zip_path=zip_path)
+    (run_app,) = {p.name for p in cluster.events.glob("app-*")} - apps_before
 
     config = load_config(job_parser("x", "").parse_args([]))
-    ingest.run(spark, [str(SAMPLE_WARC)], str(base / "local_pages"), config, Report("ingest", config))
-    clean.run(spark, str(base / "local_pages"), str(base / "local_documents"), config, Report("clean", config))
+    local = base / "local"
+    ingest.run(spark, [str(SAMPLE_WARC)], str(local / "pages"), config, Report("ingest", config))
+    clean.run(spark, str(local / "pages"), str(local / "documents"), config, Report("clean", config))
+    quality_filter.run(spark, str(local / "documents"), str(local / "filtered"), config, Report("filter", config))
+    dedup.run(spark, str(local / "filtered"), str(local / "deduped"), config, Report("dedup", config))
+    return SimpleNamespace(pages=base / "pages", run=base / "run", run_app=run_app, local=local)
 
-    on_cluster, local = text_hashes(base / "documents"), text_hashes(base / "local_documents")
+
+def test_jobs_run_unchanged_on_a_standalone_cluster(cluster, sample_runs):
+    on_cluster, local = text_hashes(sample_runs.run / "documents"), text_hashes(sample_runs.local / "documents")
     assert len(on_cluster) == 60
     assert on_cluster == local
-    report = json.loads((base / "documents" / "_report.json").read_text())
-    assert report["accounting"]["pages"]["ok"] is True and sum(report["by_status"].values()) == 60
+    report = json.loads((sample_runs.run / "_report.json").read_text())
+    assert report["stages"]["clean"]["accounting"]["pages"]["ok"] is True and sum(report["by_status"].values()) == 60
 
-    # the clean job's UDF tasks ran on every executor of the cluster: one per worker (1 core each,
-    # spark.cores.max = workers), ids 0 and 1
+    # the run's UDF tasks (clean, filter, dedup) ran on every executor of the cluster: one per worker (1 core
+    # each, spark.cores.max = workers), ids 0 and 1
     executors = udf_executors(cluster.events)
-    assert executors[clean_app] == {str(i) for i in range(cluster.workers)} == {"0", "1"}, executors
+    assert executors[sample_runs.run_app] == {str(i) for i in range(cluster.workers)} == {"0", "1"}, executors
 
 
-def test_without_the_zip_the_executors_cannot_run_the_udf(cluster):
-    """The control that makes the test above mean something: no --py-files, no pagesieve on executors."""
-    pages = cluster.base / "pages"
-    if not pages.exists():
-        cluster.submit("ingest", str(SAMPLE_WARC), "--out", str(pages), zip_path=build_zip())
+def test_without_the_zip_the_executors_cannot_run_the_udf(cluster, sample_runs):
+    """The control that makes the tests here mean something: no --py-files, no pagesieve on executors."""
     with pytest.raises(RuntimeError, match="No module named 'pagesieve'"):
-        cluster.submit("clean", "--pages", str(pages), "--out", str(cluster.base / "documents-no-zip"),
+        cluster.submit("clean", "--pages", str(sample_runs.pages), "--out", str(cluster.base / "documents-no-zip"),
                        "--conf", "spark.task.maxFailures=1", zip_path=None)
 
 
-def test_the_extract_job_runs_unchanged_on_the_cluster(cluster, spark, shared_data):
+def test_the_corpus_stages_run_unchanged_on_the_cluster(sample_runs):
+    """filter and dedup under spark-submit: their UDFs (quality signals, MinHash signatures with datasketch,
+    Jaccard) and the connected components run on the executors and give what local mode gives."""
+    on_cluster, local = corpus_rows(sample_runs.run / "documents"), corpus_rows(sample_runs.local / "deduped")
+    assert len(on_cluster) == 60 and on_cluster == local
+    assert any(r[1] for r in on_cluster)          # the rules removed something, so the filter UDF really ran
+    report = json.loads((sample_runs.run / "_report.json").read_text())
+    assert set(report["stages"]) == {"clean", "filter", "dedup", "export"}
+
+
+def test_the_extract_job_runs_unchanged_on_the_cluster(cluster, zip_path, spark, shared_data):
     """AMBER under spark-submit: its schema, gazetteers and the `apted` dependency reach the executors."""
     import pyarrow as pa
 
@@ -88,7 +118,7 @@ def test_the_extract_job_runs_unchanged_on_the_cluster(cluster, spark, shared_da
     (base / "listing_pages").mkdir()
     pq.write_table(pa.Table.from_pylist(rows, schema=PAGES), base / "listing_pages" / "part-0.parquet")
     cluster.submit("extract", "--pages", str(base / "listing_pages"), "--out", str(base / "records"),
-                   "--method", "amber", "--schema", "products", zip_path=build_zip())
+                   "--method", "amber", "--schema", "products", zip_path=zip_path)
 
     config = load_config(job_parser("x", "").parse_args([]), ["amber"], kind="extractor")
     spec = extract.method_spec(config, "amber", "products")
@@ -110,35 +140,7 @@ def test_the_extract_job_runs_unchanged_on_the_cluster(cluster, spark, shared_da
     assert on_cluster == one_by_one and len(one_by_one) >= 100       # the three pages' records, all found
 
 
-def test_the_corpus_stages_run_unchanged_on_the_cluster(cluster, spark):
-    """filter and dedup under spark-submit: their UDFs (quality signals, MinHash signatures with datasketch,
-    Jaccard) and the connected components run on the executors and give what local mode gives."""
-    from pagesieve.jobs import dedup
-    from pagesieve.jobs import filter as quality_filter
-
-    base, zip_path = cluster.base, build_zip()
-    documents = base / "corpus_documents"
-    if not documents.exists():
-        config = load_config(job_parser("x", "").parse_args([]))
-        ingest.run(spark, [str(SAMPLE_WARC)], str(base / "corpus_pages"), config, Report("ingest", config))
-        clean.run(spark, str(base / "corpus_pages"), str(documents), config, Report("clean", config))
-    cluster.submit("filter", "--documents", str(documents), "--out", str(base / "filtered"), zip_path=zip_path)
-    cluster.submit("dedup", "--documents", str(base / "filtered"), "--out", str(base / "deduped"), zip_path=zip_path)
-
-    config = load_config(job_parser("x", "").parse_args([]))
-    quality_filter.run(spark, str(documents), str(base / "local_filtered"), config, Report("filter", config))
-    dedup.run(spark, str(base / "local_filtered"), str(base / "local_deduped"), config, Report("dedup", config))
-
-    def rows(path: Path) -> list[tuple]:
-        columns = ["page_id", "removed_by", "quality_words", "dup_cluster", "dup_of"]
-        return sorted(tuple(r.values()) for r in pq.read_table(path, columns=columns).to_pylist())
-
-    on_cluster, local = rows(base / "deduped"), rows(base / "local_deduped")
-    assert len(on_cluster) == 60 and on_cluster == local
-    assert any(r[1] for r in on_cluster)          # the rules removed something, so the filter UDF really ran
-
-
-def test_the_segment_job_runs_unchanged_on_the_cluster(cluster, spark, shared_data):
+def test_the_segment_job_runs_unchanged_on_the_cluster(cluster, zip_path, spark, shared_data):
     """VIPS under spark-submit: each executor starts Debian's Chromium itself (same machine), the visual-DOM
     script comes out of the zip, and every block of every page equals local mode's, boxes included."""
     from pagesieve.jobs import segment
@@ -150,7 +152,7 @@ def test_the_segment_job_runs_unchanged_on_the_cluster(cluster, spark, shared_da
     layouts.write_pages(shared_data, ["102", "103", "106"], base / "segment_pages", styled=True)
     apps_before = {p.name for p in cluster.events.glob("app-*")}
     cluster.submit("segment", "--pages", str(base / "segment_pages"), "--out", str(base / "segments"),
-                   zip_path=build_zip())
+                   zip_path=zip_path)
     (segment_app,) = {p.name for p in cluster.events.glob("app-*")} - apps_before
 
     config = load_config(job_parser("x", "").parse_args([]), ["vips"], kind="segmenter")
