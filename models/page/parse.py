@@ -112,7 +112,7 @@ def _from_lexbor(text: str) -> tuple[etree._Element, bool]:
     if html is None:
         raise EmptyPageError("document has no element")
     root = etree.Element("html")
-    stack = [(child, root, 1) for child in reversed(list(html.child_nodes))]
+    stack = [(child, root, 1) for child in reversed(_children(html))]
     last_child: dict[etree._Element, etree._Element] = {}  # parent -> its last element child, for tails
     flattened = False
     while stack:
@@ -129,11 +129,22 @@ def _from_lexbor(text: str) -> tuple[etree._Element, bool]:
                 element.set(name, xml_compatible(node.getattr(name) or ""))
         last_child[parent] = element
         # below the cap an element stays empty and its children follow it as siblings
-        children = list(node.child_nodes)
+        children = _children(node)
         into = element if depth < MAX_DEPTH else parent
         flattened = flattened or (into is parent and bool(children))
         stack.extend((child, into, depth + 1) for child in reversed(children))
     return root, flattened
+
+
+def _children(node) -> list:
+    """A lexbor node's children, in order. Not `node.child_nodes`: resiliparse builds that list in quadratic time
+    and then some (1,000 children 6.6 s, 4,000 children 122 s: a `<select>` of every city, a `<dl>` of unclosed
+    `<dd>`); the sibling pointers give the same nodes in linear time (4,000 in 0.04 s)."""
+    out, child = [], node.first_child
+    while child is not None:
+        out.append(child)
+        child = child.next_sibling
+    return out
 
 
 def _valid_tag(name: str) -> bool:
