@@ -3,10 +3,9 @@
 Tiers: `pytest -m "not slow"` is the fast tier (no Spark, cluster, CLI subprocess or training);
 every test that uses the `spark` fixture is marked slow here, the other slow ones in their files.
 
-On several workers (`-n 2 --dist loadgroup`, what scripts/test.sh runs) a test file is one unit of work, so its
-module fixtures (a Spark job run once, asserted many times) run once; tests that write a shared path of the
-tree (`dist/pagesieve.zip`) name the group `dist-zip`. That group has still been seen split over two workers,
-so the zip's builder does not rely on it: builds take a lock and each caller gets its own copy
+On several workers (`-n 2 --dist loadfile`, what scripts/test.sh runs) a test file is one unit of work, so its
+module fixtures (a Spark job run once, asserted many times) run once. Files that build `dist/pagesieve.zip` may
+run at the same time on two workers: builds take a lock and each caller gets its own copy
 (tests/support/cluster_util.py `build_zip`).
 """
 
@@ -32,13 +31,10 @@ TEST_SPARK_CONF = {
 
 @pytest.hookimpl(tryfirst=True)  # before -m filters the items
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A test that uses the `spark` fixture (itself or through another fixture) is slow: `-m "not slow"` drops it.
-    A test without an xdist group is grouped by its file."""
+    """A test that uses the `spark` fixture (itself or through another fixture) is slow: `-m "not slow"` drops it."""
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 @pytest.fixture(scope="session")

@@ -26,8 +26,7 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 from cluster_util import LocalCluster, build_zip, python_without_pagesieve, udf_executors  # noqa: E402
 
 SAMPLE_WARC = ROOT / "data" / "sample" / "sample.warc.gz"
-pytestmark = [pytest.mark.slow,  # a standalone cluster
-              pytest.mark.xdist_group("dist-zip")]  # builds dist/pagesieve.zip (tests/conftest.py)
+pytestmark = pytest.mark.slow  # a standalone cluster
 
 
 @pytest.fixture(scope="module")

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = [pytest.mark.slow,  # a standalone cluster
-              pytest.mark.xdist_group("dist-zip")]  # builds dist/pagesieve.zip (tests/conftest.py)
+pytestmark = pytest.mark.slow  # a standalone cluster
 
 
 def test_killing_a_worker_mid_job_loses_and_duplicates_nothing():

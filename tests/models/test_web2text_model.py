@@ -86,7 +86,6 @@ def test_packaged_models_are_small_and_say_how_they_were_trained(name):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("dist-zip")   # builds dist/pagesieve.zip (tests/conftest.py)
 def test_packaged_model_loads_from_the_py_files_zip(tmp_path):
     # spark-submit --py-files ships the package as a zip: stopwords and weights must load from inside it
     sys.path.insert(0, str(ROOT / "tests" / "support"))

@@ -42,7 +42,7 @@ def build_zip() -> Path:
 
     build_zip.sh starts with `rm -rf build dist`: a job still reading dist/pagesieve.zip when another test
     rebuilt it lost its executors ("Stream '/files/pagesieve.zip' was not found", or "No module named
-    'pagesieve'"), which happened in full runs where the `dist-zip` xdist group still ran on two workers. So the
+    'pagesieve'"), which happened in full runs where two test files that build it ran on the two workers. So the
     builds take a lock (one at a time, whichever process or worker) and every caller submits its own copy.
     """
     tree = hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]      # one lock per checkout, whatever process
