@@ -23,7 +23,13 @@ from pagesieve.jobs.common import Report, job_parser, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
-from cluster_util import LocalCluster, build_zip, python_without_pagesieve, udf_executors  # noqa: E402
+from cluster_util import (  # noqa: E402
+    LocalCluster,
+    build_zip,
+    python_without_pagesieve,
+    udf_executors,
+    udf_task_ends,
+)
 
 SAMPLE_WARC = ROOT / "data" / "sample" / "sample.warc.gz"
 pytestmark = pytest.mark.slow  # a standalone cluster
@@ -80,10 +86,12 @@ def test_jobs_run_unchanged_on_a_standalone_cluster(cluster, sample_runs):
     report = json.loads((sample_runs.run / "_report.json").read_text())
     assert report["stages"]["clean"]["accounting"]["pages"]["ok"] is True and sum(report["by_status"].values()) == 60
 
-    # the run's UDF tasks (clean, filter, dedup) ran on every executor of the cluster: one per worker (1 core
-    # each, spark.cores.max = workers), ids 0 and 1
-    executors = udf_executors(cluster.events)
-    assert executors[sample_runs.run_app] == {str(i) for i in range(cluster.workers)} == {"0", "1"}, executors
+    # the clean stage's UDF tasks (the run's first UDF stage; filter's and dedup's follow) ran on every executor of
+    # the cluster: one per worker (1 core each, spark.cores.max = workers), ids 0 and 1
+    tasks = udf_task_ends(cluster.events)[sample_runs.run_app]
+    first = min(t["Stage ID"] for t in tasks)
+    executors = {t["Task Info"]["Executor ID"] for t in tasks if t["Stage ID"] == first}
+    assert executors == {str(i) for i in range(cluster.workers)} == {"0", "1"}, executors
 
 
 def test_without_the_zip_the_executors_cannot_run_the_udf(cluster, sample_runs):
