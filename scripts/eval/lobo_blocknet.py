@@ -17,6 +17,10 @@ default's, which hands a page to its second opinion (resiliparse's cached text) 
 its text is hidden from the blocks (models/blocknet/method.py); `compare --scores default` compares the latter.
 The cache is a working folder (`--cache`, default ../lobo-cache), never committed: the script rebuilds it.
 
+Training-only sources (`--add-pools`, cached like a pool with `cache --pools NAME`), added to every fold's training
+and never scored: `listings`, the 21 listing pages of ../shared/data/listings, their records' display strings as
+the gold (the records are a listing page's content; everything else on it is not).
+
 Candidate inputs (`--extra`), computed in the cache for every block and appended to the 157 of the shipped model:
 - `resiliparse`: whether the block's text is part of resiliparse's main-content output (1/0), and the share of
   the page's block text that output holds;
@@ -56,6 +60,36 @@ OLD_POOLS = POOLS[:6]
 PARTS = ("fit", "validation", "test")
 PEERS = BLEND_PEERS          # the peers scored beside BlockNet are the ones blend reads
 EXTRAS = ("resiliparse", "stop", "peers", *(f"vote-{peer}" for peer in PEERS))
+# training-only sources (`--add-pools`): pages with content labels but no main-text benchmark to be scored on
+ADDED_POOLS = ("listings",)
+_NOT_RECORD_TEXT = {"link", "html_anchor", "origin", "text_snippet", "snippet_unique", "optional", "source_values"}
+
+
+def _listing_gold(truth: dict) -> str:
+    """A listing page's records as main-text gold: each record's display strings in the truth's order (titles,
+    prices, specs, ...), one record a paragraph; the records are the content of a listing page, as in WCXB's
+    listing gold, and the page's navigation, filters and footer are not."""
+    paragraphs = []
+    for record in truth["records"]:
+        values = [v for k, v in record.items() if isinstance(v, str) and k not in _NOT_RECORD_TEXT]
+        values += [v for v in record.get("fields", []) if v not in values]
+        paragraphs.append(" ".join(values))
+    return "\n\n".join(paragraphs)
+
+
+def _gold_pages(data: Path, pool: str, part: str):
+    """A pool's pages of one part; the listings folder (records, not main text) is all `fit`."""
+    if pool != "listings":
+        yield from iter_gold_pages(data / pool, part)
+        return
+    if part != "fit":
+        return
+    from pagesieve.eval.datasets import GoldPage
+
+    for path in sorted((data / "listings" / "truth").glob("*.json")):
+        truth = json.loads(path.read_text(encoding="utf-8"))
+        html = (data / "listings" / "pages" / f"{path.stem}.html").read_bytes()
+        yield GoldPage(path.stem, truth.get("url"), html, _listing_gold(truth), meta={"page_type": "listing"})
 
 
 # ---- cache ---------------------------------------------------------------------------------------------------------
@@ -75,7 +109,7 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
     inputs, extra, labels, weights, offsets, rows = [], [], [], [], [0], []
     start = time.perf_counter()
     for part in PARTS:
-        for gold in iter_gold_pages(data / pool, part):
+        for gold in _gold_pages(data, pool, part):
             if gold.gold is not None and not gold.gold.strip():
                 continue                                    # an empty gold (WCXB's JavaScript shells): no label
             try:
@@ -258,7 +292,7 @@ def _fold_job(args: tuple) -> dict:
     from pagesieve.models.blocknet import BlockNetSettings
     from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 
-    cache, left_out, train_pools, extras, seed, recipe_kw, logits_dir = args
+    cache, left_out, train_pools, extras, seed, recipe_kw, logits_dir = args      # train_pools: with --add-pools
     torch.set_num_threads(1)
     recipe = Recipe(**recipe_kw)
     pages = []
@@ -315,7 +349,10 @@ def _compare(ours: list[dict], peer: list[dict]) -> tuple[float, float, float]:
 
 
 def run(args: argparse.Namespace) -> dict:
-    train_pools = OLD_POOLS if args.train_pools == "six" else POOLS
+    train_pools = (OLD_POOLS if args.train_pools == "six" else POOLS) + tuple(p for p in args.add_pools.split(",") if p)
+    unknown = set(train_pools) - set(POOLS) - set(ADDED_POOLS)
+    if unknown:
+        raise SystemExit(f"--add-pools takes {', '.join(ADDED_POOLS)}, not {', '.join(sorted(unknown))}")
     extras = tuple(e for e in args.extra.split(",") if e)
     unknown = set(extras) - set(EXTRAS)
     if unknown:
@@ -327,7 +364,8 @@ def run(args: argparse.Namespace) -> dict:
     work = [(args.cache, p, train_pools, extras, args.seed, recipe, args.logits) for p in pools]
     with multiprocessing.get_context("spawn").Pool(args.jobs) as mp:
         folds = list(mp.imap(_fold_job, work))
-    return _report(args.cache, folds, {"name": args.name, "train_pools": args.train_pools, "extras": extras,
+    return _report(args.cache, folds, {"name": args.name, "train_pools": args.train_pools,
+                                       "added_pools": args.add_pools, "extras": extras,
                                        "seed": args.seed, "recipe": recipe})
 
 
@@ -485,6 +523,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--name", default="run")
     ap.add_argument("--train-pools", choices=("six", "all"), default="all")
+    ap.add_argument("--add-pools", default="", help=f"training-only sources for every fold: {', '.join(ADDED_POOLS)}")
     ap.add_argument("--extra", default="", help=f"comma-separated extra inputs: {', '.join(EXTRAS)}")
     ap.add_argument("--recipe", default=None, help='JSON of Recipe fields to change, e.g. \'{"epochs": 6}\'')
     ap.add_argument("--seed", type=int, default=0)
