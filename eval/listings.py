@@ -24,10 +24,11 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pagesieve.eval.datasets import GoldPage
 from pagesieve.models.page.result import Record
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "read_listing_truth",
     "read_listing_page",
     "read_listings",
+    "iter_listing_gold_pages",
     "normalize_value",
     "values_match",
     "default_views",
@@ -52,6 +54,9 @@ __all__ = [
     "score_records",
     "aggregate_scores",
 ]
+
+_NOT_DISPLAY_TEXT = frozenset({"link", "html_anchor", "origin", "text_snippet", "snippet_unique", "optional",
+                               "source_values"})
 
 OVERALL = "overall"
 """The key of the all-pages summary in `aggregate_scores`' result."""
@@ -210,6 +215,36 @@ def read_listings(folder: str | Path) -> list[ListingPage]:
     if not truth_dir.is_dir():
         raise FileNotFoundError(f"no truth/ folder in {folder}")
     return [read_listing_page(folder, p.stem) for p in sorted(truth_dir.glob("*.json"))]
+
+
+def _records_text(data: Mapping) -> str:
+    paragraphs = []
+    for record in data["records"]:
+        values = [v for k, v in record.items() if isinstance(v, str) and k not in _NOT_DISPLAY_TEXT]
+        values += [v for v in record.get("fields", ()) if v not in values]
+        paragraphs.append(" ".join(values))
+    return "\n\n".join(paragraphs)
+
+
+def iter_listing_gold_pages(folder: str | Path) -> Iterator[GoldPage]:
+    """The pages of a listings folder as main-text gold pages, for training a cleaner: a page's gold is its
+    records' display strings (every string value of a truth record but its link, anchor and bookkeeping, and
+    the `fields` row of the test-bed pages), one record a paragraph, in the truth's order. The records are a
+    listing page's content, as in WCXB's listing gold; its navigation, filters and footer are not. A heading
+    or an intro above the records is not in the truth, so it reads as boilerplate here.
+
+    Args:
+        folder: the folder with `pages/` and `truth/`.
+
+    Returns:
+        An iterator of `GoldPage`, sorted by id, with `meta={"page_type": "listing", "domain": ...}`.
+    """
+    folder = Path(folder)
+    for path in sorted((folder / "truth").glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        html = (folder / "pages" / f"{path.stem}.html").read_bytes()
+        yield GoldPage(path.stem, data.get("url"), html, _records_text(data),
+                       meta={"page_type": "listing", "domain": data.get("domain")})
 
 
 # ---------------------------------------------------------------------------------------- comparison

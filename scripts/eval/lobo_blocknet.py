@@ -40,13 +40,15 @@ import logging
 import multiprocessing
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
 from pagesieve.data import data_root
-from pagesieve.eval.datasets import iter_gold_pages
+from pagesieve.eval.datasets import GoldPage, iter_gold_pages
+from pagesieve.eval.listings import iter_listing_gold_pages
 from pagesieve.eval.metrics import bag_of_words_prf, snippet_counts, snippet_scores
 from pagesieve.eval.significance import paired_bootstrap, paired_bootstrap_counts
 from pagesieve.models.blocknet.peers import PEERS as BLEND_PEERS
@@ -62,34 +64,15 @@ PEERS = BLEND_PEERS          # the peers scored beside BlockNet are the ones ble
 EXTRAS = ("resiliparse", "stop", "peers", *(f"vote-{peer}" for peer in PEERS))
 # training-only sources (`--add-pools`): pages with content labels but no main-text benchmark to be scored on
 ADDED_POOLS = ("listings",)
-_NOT_RECORD_TEXT = {"link", "html_anchor", "origin", "text_snippet", "snippet_unique", "optional", "source_values"}
 
 
-def _listing_gold(truth: dict) -> str:
-    """A listing page's records as main-text gold: each record's display strings in the truth's order (titles,
-    prices, specs, ...), one record a paragraph; the records are the content of a listing page, as in WCXB's
-    listing gold, and the page's navigation, filters and footer are not."""
-    paragraphs = []
-    for record in truth["records"]:
-        values = [v for k, v in record.items() if isinstance(v, str) and k not in _NOT_RECORD_TEXT]
-        values += [v for v in record.get("fields", []) if v not in values]
-        paragraphs.append(" ".join(values))
-    return "\n\n".join(paragraphs)
-
-
-def _gold_pages(data: Path, pool: str, part: str):
+def _gold_pages(data: Path, pool: str, part: str) -> Iterator[GoldPage]:
     """A pool's pages of one part; the listings folder (records, not main text) is all `fit`."""
     if pool != "listings":
         yield from iter_gold_pages(data / pool, part)
         return
-    if part != "fit":
-        return
-    from pagesieve.eval.datasets import GoldPage
-
-    for path in sorted((data / "listings" / "truth").glob("*.json")):
-        truth = json.loads(path.read_text(encoding="utf-8"))
-        html = (data / "listings" / "pages" / f"{path.stem}.html").read_bytes()
-        yield GoldPage(path.stem, truth.get("url"), html, _listing_gold(truth), meta={"page_type": "listing"})
+    if part == "fit":
+        yield from iter_listing_gold_pages(data / "listings")
 
 
 # ---- cache ---------------------------------------------------------------------------------------------------------
@@ -164,7 +147,7 @@ def _peers_pool(args: tuple[Path, str, Path]) -> str:
     start = time.perf_counter()
     with gzip.open(cache / f"{pool}.peers.jsonl.gz", "wt", encoding="utf-8") as fh:
         for part in PARTS:
-            for gold in iter_gold_pages(data / pool, part):
+            for gold in _gold_pages(data, pool, part):
                 try:
                     outputs = votes.outputs(parse_page(gold.html, url=gold.url, page_id=gold.page_id))
                 except PageError:

@@ -15,6 +15,7 @@ from pagesieve.eval.listings import (
     RecordView,
     TruthRecord,
     aggregate_scores,
+    iter_listing_gold_pages,
     normalize_value,
     read_listings,
     record_views,
@@ -262,3 +263,18 @@ def test_every_second_record_dropped(pages: list[ListingPage]) -> None:
         micro += s.records
     assert micro.recall == pytest.approx(sum(1 for p in pages for r in p.truth.records[::2] if not r.optional) / 535)
     assert aggregate_scores([])[OVERALL].n_pages == 0
+
+
+def test_as_main_text_gold_a_page_is_its_records_display_strings_one_record_a_paragraph(
+        shared_data: Path, pages: list[ListingPage]) -> None:
+    gold = {p.page_id: p for p in iter_listing_gold_pages(shared_data / "listings")}
+    assert sorted(gold) == sorted(p.page_id for p in pages)
+    ikea = next(p for p in pages if p.page_id == "tb-ikea-1")
+    paragraphs = gold["tb-ikea-1"].gold.split("\n\n")
+    assert len(paragraphs) == len(ikea.truth.records)
+    first = ikea.truth.records[0]
+    assert first.attributes["title"] in paragraphs[0] and first.attributes["price"] in paragraphs[0]
+    assert first.link not in gold["tb-ikea-1"].gold                 # a URL is not text a reader sees
+    assert gold["tb-ikea-1"].html == ikea.html and gold["tb-ikea-1"].meta["page_type"] == "listing"
+    # the test-bed pages' `fields` row adds what the named attributes leave out (eBay's "New listing" badge)
+    assert all(v in gold["tb-ebay-1"].gold for v in ("New listing", "+ £3.99 postage"))
