@@ -40,18 +40,16 @@ import logging
 import multiprocessing
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
 from pagesieve.data import data_root
-from pagesieve.eval.datasets import GoldPage, iter_gold_pages
-from pagesieve.eval.listings import iter_listing_gold_pages
 from pagesieve.eval.metrics import bag_of_words_prf, snippet_counts, snippet_scores
 from pagesieve.eval.significance import paired_bootstrap, paired_bootstrap_counts
 from pagesieve.models.blocknet.peers import PEERS as BLEND_PEERS
+from pagesieve.models.blocknet.training import ADDED_SOURCES, source_pages
 from pagesieve.models.page.words import fold_space
 
 log = logging.getLogger("lobo")
@@ -62,19 +60,6 @@ OLD_POOLS = POOLS[:6]
 PARTS = ("fit", "validation", "test")
 PEERS = BLEND_PEERS          # the peers scored beside BlockNet are the ones blend reads
 EXTRAS = ("resiliparse", "stop", "peers", *(f"vote-{peer}" for peer in PEERS))
-# training-only sources (`--add-pools`): pages with content labels but no main-text benchmark to be scored on
-ADDED_POOLS = ("listings",)
-
-
-def _gold_pages(data: Path, pool: str, part: str) -> Iterator[GoldPage]:
-    """A pool's pages of one part; the listings folder (records, not main text) is all `fit`."""
-    if pool != "listings":
-        yield from iter_gold_pages(data / pool, part)
-        return
-    if part == "fit":
-        yield from iter_listing_gold_pages(data / "listings")
-
-
 # ---- cache ---------------------------------------------------------------------------------------------------------
 
 def _cache_pool(args: tuple[Path, str, Path]) -> str:
@@ -92,7 +77,7 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
     inputs, extra, labels, weights, offsets, rows = [], [], [], [], [0], []
     start = time.perf_counter()
     for part in PARTS:
-        for gold in _gold_pages(data, pool, part):
+        for gold in source_pages(data, pool, part):
             if gold.gold is not None and not gold.gold.strip():
                 continue                                    # an empty gold (WCXB's JavaScript shells): no label
             try:
@@ -147,7 +132,7 @@ def _peers_pool(args: tuple[Path, str, Path]) -> str:
     start = time.perf_counter()
     with gzip.open(cache / f"{pool}.peers.jsonl.gz", "wt", encoding="utf-8") as fh:
         for part in PARTS:
-            for gold in _gold_pages(data, pool, part):
+            for gold in source_pages(data, pool, part):
                 try:
                     outputs = votes.outputs(parse_page(gold.html, url=gold.url, page_id=gold.page_id))
                 except PageError:
@@ -333,9 +318,9 @@ def _compare(ours: list[dict], peer: list[dict]) -> tuple[float, float, float]:
 
 def run(args: argparse.Namespace) -> dict:
     train_pools = (OLD_POOLS if args.train_pools == "six" else POOLS) + tuple(p for p in args.add_pools.split(",") if p)
-    unknown = set(train_pools) - set(POOLS) - set(ADDED_POOLS)
+    unknown = set(train_pools) - set(POOLS) - set(ADDED_SOURCES)
     if unknown:
-        raise SystemExit(f"--add-pools takes {', '.join(ADDED_POOLS)}, not {', '.join(sorted(unknown))}")
+        raise SystemExit(f"--add-pools takes {', '.join(ADDED_SOURCES)}, not {', '.join(sorted(unknown))}")
     extras = tuple(e for e in args.extra.split(",") if e)
     unknown = set(extras) - set(EXTRAS)
     if unknown:
@@ -506,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--name", default="run")
     ap.add_argument("--train-pools", choices=("six", "all"), default="all")
-    ap.add_argument("--add-pools", default="", help=f"training-only sources for every fold: {', '.join(ADDED_POOLS)}")
+    ap.add_argument("--add-pools", default="", help=f"training-only sources for every fold: {', '.join(ADDED_SOURCES)}")
     ap.add_argument("--extra", default="", help=f"comma-separated extra inputs: {', '.join(EXTRAS)}")
     ap.add_argument("--recipe", default=None, help='JSON of Recipe fields to change, e.g. \'{"epochs": 6}\'')
     ap.add_argument("--seed", type=int, default=0)

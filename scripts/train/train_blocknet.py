@@ -45,14 +45,13 @@ import numpy as np
 import torch
 
 from pagesieve.data import data_root
-from pagesieve.eval.datasets import iter_gold_pages
 from pagesieve.eval.metrics import bag_of_words_prf
 from pagesieve.models.blocknet import BlockNetModel, BlockNetSettings, page_inputs
 from pagesieve.models.blocknet.features import STOPWORD_LISTS
 from pagesieve.models.blocknet.method import content_blocks
 from pagesieve.models.blocknet.model import INPUT_PEERS, INPUT_SETS, PACKAGED_MODELS
 from pagesieve.models.blocknet.peers import PeerVotes, peer_columns
-from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
+from pagesieve.models.blocknet.training import ADDED_SOURCES, Recipe, TrainingPage, source_pages, train
 from pagesieve.models.page import PageError, parse_page
 from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
 from pagesieve.models.web2text import Blocks, blocks_text, label_blocks, label_blocks_from_snippets
@@ -94,7 +93,7 @@ def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool,
     pages = []
     for pool in pools:
         n = 0
-        golds = [g for g in iter_gold_pages(data / pool, part) if g.gold is None or g.gold.strip()]
+        golds = [g for g in source_pages(data, pool, part) if g.gold is None or g.gold.strip()]
         votes: list[list[str] | None] = [None] * len(golds)
         if peers:
             with multiprocessing.get_context("spawn").Pool(jobs) as mp:
@@ -150,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--limit-pools", default=None,
                     help="comma-separated pools (smoke tests); default all eight")
+    ap.add_argument("--add-pools", default="",
+                    help=f"comma-separated training-only sources ({', '.join(ADDED_SOURCES)}): pages with content "
+                         "labels that are not a benchmark's main text; their pages all train (part fit)")
     ap.add_argument("--cleaneval-weight", type=float, default=Recipe().pool_weights["cleaneval"],
                     help="weight of CleanEval's blocks in the loss (experiments; the shipped model uses the default)")
     ap.add_argument("--parts", default="fit,validation",
@@ -165,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     deterministic_torch(args.native_kernels)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
+    pools += tuple(p for p in args.add_pools.split(",") if p)
+    if not set(pools) <= set(POOLS) | set(ADDED_SOURCES):
+        ap.error(f"unknown pools: {', '.join(sorted(set(pools) - set(POOLS) - set(ADDED_SOURCES)))}")
     out = args.out or WEIGHTS / PACKAGED_MODELS["default" if args.inputs == "blocknet" else args.inputs]
     recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight})
     kw = {"stopwords": args.stopwords, "inputs_kind": args.inputs, "jobs": args.jobs}
@@ -178,8 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     summary = {"epochs": recipe.epochs, "train_seconds": round(time.perf_counter() - start, 1),
                "validation_bow_f1": history[-1] if validation else None}
     record = {"summary": summary, "history": {k: [row.get(k) for row in history] for k in history[0]}}
-    model.meta = {"trained_on": [f"{pool}/{part}" for part in parts for pool in pools],
-                  "scored_on": [f"{pool}/validation" for pool in pools] if validation else [],
+    model.meta = {"trained_on": [f"{pool}/{part}" for part in parts for pool in pools
+                                 if pool not in ADDED_SOURCES or part == "fit"],
+                  "scored_on": [f"{pool}/validation" for pool in pools if pool not in ADDED_SOURCES]
+                  if validation else [],
                   "train_pages": len(training), "train_blocks": int(sum(len(p.labels) for p in training)),
                   "seed": args.seed,
                   "recipe": recipe.card(),

@@ -157,5 +157,5 @@ def test_compare_reads_the_defaults_scores_when_asked(tmp_path, lobo):
 def test_the_listings_train_in_every_fold_and_are_never_a_validation_part(lobo):
     from pagesieve.data import data_root
 
-    assert len(list(lobo._gold_pages(data_root(), "listings", "fit"))) == 21
-    assert not list(lobo._gold_pages(data_root(), "listings", "validation"))
+    assert len(list(lobo.source_pages(data_root(), "listings", "fit"))) == 21
+    assert not list(lobo.source_pages(data_root(), "listings", "validation"))
