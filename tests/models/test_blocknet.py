@@ -312,3 +312,13 @@ def test_page_language_stop_words_count_a_german_pages_function_words():
     assert english[prose_block, ratio] < 0.1 < german[prose_block, ratio]
     with pytest.raises(ValueError, match="stopwords must be one of"):
         block_inputs(blocks, "german")
+
+
+def test_the_packaged_models_cards_say_what_each_trained_on():
+    # the default model adds the listing pages (chosen left out); blend and blend-lite were selected without them
+    pools = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "google-trends-2017", "wcxb",
+             "trafilatura-eval")
+    every_part = {f"{pool}/{part}" for pool in pools for part in ("fit", "validation")}
+    assert set(BlockNetModel.load("default").meta["trained_on"]) == every_part | {"listings/fit"}
+    for name in ("blend", "blend-lite"):
+        assert set(BlockNetModel.load(name).meta["trained_on"]) == every_part
