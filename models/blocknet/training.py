@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -21,6 +22,9 @@ from torch import nn
 
 from .model import INPUT_SETS, BlockNetModel
 from .net import BlockCNN
+
+if TYPE_CHECKING:
+    from pagesieve.eval.datasets import GoldPage
 
 __all__ = ["ADDED_SOURCES", "Recipe", "TrainingPage", "source_pages", "train"]
 
@@ -31,7 +35,7 @@ truth, whose records stand for a listing page's content."""
 log = logging.getLogger(__name__)
 
 
-def source_pages(data: Path, source: str, part: str) -> Iterator:
+def source_pages(data: Path, source: str, part: str) -> Iterator[GoldPage]:
     """The gold pages of one part of a training source under the data folder: a benchmark's split, or for an
     added source (`ADDED_SOURCES`, which has no splits) every page, as part `fit`."""
     from pagesieve.eval.datasets import iter_gold_pages

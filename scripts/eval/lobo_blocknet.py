@@ -60,6 +60,8 @@ OLD_POOLS = POOLS[:6]
 PARTS = ("fit", "validation", "test")
 PEERS = BLEND_PEERS          # the peers scored beside BlockNet are the ones blend reads
 EXTRAS = ("resiliparse", "stop", "peers", *(f"vote-{peer}" for peer in PEERS))
+
+
 # ---- cache ---------------------------------------------------------------------------------------------------------
 
 def _cache_pool(args: tuple[Path, str, Path]) -> str:
@@ -260,7 +262,7 @@ def _fold_job(args: tuple) -> dict:
     from pagesieve.models.blocknet import BlockNetSettings
     from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 
-    cache, left_out, train_pools, extras, seed, recipe_kw, logits_dir = args      # train_pools: with --add-pools
+    cache, left_out, train_pools, extras, seed, recipe_kw, logits_dir = args
     torch.set_num_threads(1)
     recipe = Recipe(**recipe_kw)
     pages = []
