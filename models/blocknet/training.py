@@ -13,8 +13,6 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -23,28 +21,9 @@ from torch import nn
 from .model import INPUT_SETS, BlockNetModel
 from .net import BlockCNN
 
-if TYPE_CHECKING:
-    from pagesieve.eval.datasets import GoldPage
-
-__all__ = ["ADDED_SOURCES", "Recipe", "TrainingPage", "source_pages", "train"]
-
-ADDED_SOURCES = ("listings",)
-"""Training sources that are not main-text benchmarks (so never a left-out pool): the listing pages with record
-truth, whose records stand for a listing page's content."""
+__all__ = ["Recipe", "TrainingPage", "train"]
 
 log = logging.getLogger(__name__)
-
-
-def source_pages(data: Path, source: str, part: str) -> Iterator[GoldPage]:
-    """The gold pages of one part of a training source under the data folder: a benchmark's split, or for an
-    added source (`ADDED_SOURCES`, which has no splits) every page, as part `fit`."""
-    from pagesieve.eval.datasets import iter_gold_pages
-    from pagesieve.eval.listings import iter_listing_gold_pages
-
-    if source not in ADDED_SOURCES:
-        yield from iter_gold_pages(data / source, part)
-    elif part == "fit":
-        yield from iter_listing_gold_pages(data / source)
 
 
 @dataclass(frozen=True)

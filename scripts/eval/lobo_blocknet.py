@@ -48,8 +48,8 @@ import numpy as np
 from pagesieve.data import data_root
 from pagesieve.eval.metrics import bag_of_words_prf, snippet_counts, snippet_scores
 from pagesieve.eval.significance import paired_bootstrap, paired_bootstrap_counts
+from pagesieve.eval.training_sources import ADDED_SOURCES, source_pages
 from pagesieve.models.blocknet.peers import PEERS as BLEND_PEERS
-from pagesieve.models.blocknet.training import ADDED_SOURCES, source_pages
 from pagesieve.models.page.words import fold_space
 
 log = logging.getLogger("lobo")

@@ -4,7 +4,7 @@
 
 Data (../shared/data, read only; ids from conf/splits/<pool>/): every pool's `fit` and `validation` parts
 train; the `test` parts are never read. The default model also trains on the 21 listing pages of `listings/`
-(`--add-pools`; models/blocknet/training.py `ADDED_SOURCES`), their records' display strings as the gold: the
+(`--add-pools`; eval/training_sources.py `ADDED_SOURCES`), their records' display strings as the gold: the
 modern page types need supervision of their own, and leaving whole benchmarks out chose it
 (docs/experiments.md#2026-11-29-listing-pages-records-in-training-a-change-of-the-data-left-out).
 The recipe (epochs, width, dropout, learning rate, CleanEval's weight,
@@ -50,12 +50,13 @@ import torch
 
 from pagesieve.data import data_root
 from pagesieve.eval.metrics import bag_of_words_prf
+from pagesieve.eval.training_sources import ADDED_SOURCES, source_pages
 from pagesieve.models.blocknet import BlockNetModel, BlockNetSettings, page_inputs
 from pagesieve.models.blocknet.features import STOPWORD_LISTS
 from pagesieve.models.blocknet.method import content_blocks
 from pagesieve.models.blocknet.model import INPUT_PEERS, INPUT_SETS, PACKAGED_MODELS
 from pagesieve.models.blocknet.peers import PeerVotes, peer_columns
-from pagesieve.models.blocknet.training import ADDED_SOURCES, Recipe, TrainingPage, source_pages, train
+from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 from pagesieve.models.page import PageError, parse_page
 from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
 from pagesieve.models.web2text import Blocks, blocks_text, label_blocks, label_blocks_from_snippets

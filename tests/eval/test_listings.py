@@ -278,3 +278,12 @@ def test_as_main_text_gold_a_page_is_its_records_display_strings_one_record_a_pa
     assert gold["tb-ikea-1"].html == ikea.html and gold["tb-ikea-1"].meta["page_type"] == "listing"
     # the test-bed pages' `fields` row adds what the named attributes leave out (eBay's "New listing" badge)
     assert all(v in gold["tb-ebay-1"].gold for v in ("New listing", "+ £3.99 postage"))
+
+
+def test_the_listings_train_in_every_fold_and_are_never_a_validation_part(shared_data: Path) -> None:
+    from pagesieve.eval.training_sources import ADDED_SOURCES, source_pages
+
+    assert "listings" in ADDED_SOURCES
+    assert len(list(source_pages(shared_data, "listings", "fit"))) == 21
+    assert not list(source_pages(shared_data, "listings", "validation"))
+    assert [p.page_id for p in source_pages(shared_data, "readability", "test")]   # a pool reads its split

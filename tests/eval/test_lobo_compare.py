@@ -151,11 +151,3 @@ def test_compare_reads_the_defaults_scores_when_asked(tmp_path, lobo):
     old.write_text(json.dumps({"name": "old", "per_page": report["per_page"]}))
     with pytest.raises(SystemExit, match="no default scores"):
         lobo.compare(str(old), str(path), scores="default")
-
-
-
-def test_the_listings_train_in_every_fold_and_are_never_a_validation_part(lobo):
-    from pagesieve.data import data_root
-
-    assert len(list(lobo.source_pages(data_root(), "listings", "fit"))) == 21
-    assert not list(lobo.source_pages(data_root(), "listings", "validation"))

@@ -1,0 +1,26 @@
+"""The pages a cleaner's training and its leave-one-benchmark-out selection read: a benchmark pool's split, or an
+added source (`ADDED_SOURCES`) that has content labels but is not a main-text benchmark, so it trains in every
+fold and is never a left-out pool. scripts/train/train_blocknet.py and scripts/eval/lobo_blocknet.py both read
+their pages here, so that what is selected is what ships."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from pagesieve.eval.datasets import GoldPage, iter_gold_pages
+from pagesieve.eval.listings import iter_listing_gold_pages
+
+__all__ = ["ADDED_SOURCES", "source_pages"]
+
+ADDED_SOURCES = ("listings",)
+"""The listing pages with record truth, whose records stand for a listing page's content."""
+
+
+def source_pages(data: Path, source: str, part: str) -> Iterator[GoldPage]:
+    """The gold pages of one part of a training source under the data folder: a benchmark's split
+    (`iter_gold_pages`), or for an added source, which has no splits, every page as part `fit`."""
+    if source not in ADDED_SOURCES:
+        yield from iter_gold_pages(data / source, part)
+    elif part == "fit":
+        yield from iter_listing_gold_pages(data / source)
