@@ -11,7 +11,7 @@ from pathlib import Path
 from pagesieve.eval.datasets import GoldPage, iter_gold_pages
 from pagesieve.eval.listings import iter_listing_gold_pages
 
-__all__ = ["ADDED_SOURCES", "source_pages"]
+__all__ = ["ADDED_SOURCES", "added_sources", "source_pages"]
 
 ADDED_SOURCES = ("listings",)
 """The listing pages with record truth, whose records stand for a listing page's content."""
@@ -24,3 +24,16 @@ def source_pages(data: Path, source: str, part: str) -> Iterator[GoldPage]:
         yield from iter_gold_pages(data / source, part)
     elif part == "fit":
         yield from iter_listing_gold_pages(data / source)
+
+
+def added_sources(names: str) -> tuple[str, ...]:
+    """The added sources a command line names (`--add-pools`, comma-separated; '' for none).
+
+    Raises:
+        ValueError: a name is not one of `ADDED_SOURCES`.
+    """
+    chosen = tuple(name for name in names.split(",") if name)
+    unknown = sorted(set(chosen) - set(ADDED_SOURCES))
+    if unknown:
+        raise ValueError(f"--add-pools takes {', '.join(ADDED_SOURCES)}, not {', '.join(unknown)}")
+    return chosen

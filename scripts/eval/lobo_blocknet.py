@@ -48,7 +48,7 @@ import numpy as np
 from pagesieve.data import data_root
 from pagesieve.eval.metrics import bag_of_words_prf, snippet_counts, snippet_scores
 from pagesieve.eval.significance import paired_bootstrap, paired_bootstrap_counts
-from pagesieve.eval.training_sources import ADDED_SOURCES, source_pages
+from pagesieve.eval.training_sources import ADDED_SOURCES, added_sources, source_pages
 from pagesieve.models.blocknet.peers import PEERS as BLEND_PEERS
 from pagesieve.models.page.words import fold_space
 
@@ -319,10 +319,10 @@ def _compare(ours: list[dict], peer: list[dict]) -> tuple[float, float, float]:
 
 
 def run(args: argparse.Namespace) -> dict:
-    train_pools = (OLD_POOLS if args.train_pools == "six" else POOLS) + tuple(p for p in args.add_pools.split(",") if p)
-    unknown = set(train_pools) - set(POOLS) - set(ADDED_SOURCES)
-    if unknown:
-        raise SystemExit(f"--add-pools takes {', '.join(ADDED_SOURCES)}, not {', '.join(sorted(unknown))}")
+    try:
+        train_pools = (OLD_POOLS if args.train_pools == "six" else POOLS) + added_sources(args.add_pools)
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
     extras = tuple(e for e in args.extra.split(",") if e)
     unknown = set(extras) - set(EXTRAS)
     if unknown:

@@ -50,7 +50,7 @@ import torch
 
 from pagesieve.data import data_root
 from pagesieve.eval.metrics import bag_of_words_prf
-from pagesieve.eval.training_sources import ADDED_SOURCES, source_pages
+from pagesieve.eval.training_sources import ADDED_SOURCES, added_sources, source_pages
 from pagesieve.models.blocknet import BlockNetModel, BlockNetSettings, page_inputs
 from pagesieve.models.blocknet.features import STOPWORD_LISTS
 from pagesieve.models.blocknet.method import content_blocks
@@ -174,11 +174,14 @@ def main(argv: list[str] | None = None) -> int:
     deterministic_torch(args.native_kernels)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = tuple(args.limit_pools.split(",")) if args.limit_pools else POOLS
+    if not set(pools) <= set(POOLS):
+        ap.error(f"unknown pools: {', '.join(sorted(set(pools) - set(POOLS)))}")
     if args.add_pools is None:
         args.add_pools = ",".join(ADDED_SOURCES) if args.inputs == "blocknet" and not args.limit_pools else ""
-    pools += tuple(p for p in args.add_pools.split(",") if p)
-    if not set(pools) <= set(POOLS) | set(ADDED_SOURCES):
-        ap.error(f"unknown pools: {', '.join(sorted(set(pools) - set(POOLS) - set(ADDED_SOURCES)))}")
+    try:
+        pools += added_sources(args.add_pools)
+    except ValueError as e:
+        ap.error(str(e))
     out = args.out or WEIGHTS / PACKAGED_MODELS["default" if args.inputs == "blocknet" else args.inputs]
     recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight})
     kw = {"stopwords": args.stopwords, "inputs_kind": args.inputs, "jobs": args.jobs}

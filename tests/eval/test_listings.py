@@ -281,9 +281,11 @@ def test_as_main_text_gold_a_page_is_its_records_display_strings_one_record_a_pa
 
 
 def test_the_listings_train_in_every_fold_and_are_never_a_validation_part(shared_data: Path) -> None:
-    from pagesieve.eval.training_sources import ADDED_SOURCES, source_pages
+    from pagesieve.eval.training_sources import ADDED_SOURCES, added_sources, source_pages
 
-    assert "listings" in ADDED_SOURCES
+    assert "listings" in ADDED_SOURCES and added_sources("listings") == ("listings",) and added_sources("") == ()
+    with pytest.raises(ValueError, match="--add-pools takes listings, not swde"):
+        added_sources("listings,swde")
     assert len(list(source_pages(shared_data, "listings", "fit"))) == 21
     assert not list(source_pages(shared_data, "listings", "validation"))
     assert [p.page_id for p in source_pages(shared_data, "readability", "test")]   # a pool reads its split
