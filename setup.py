@@ -77,7 +77,7 @@ setup(
         # WarcReader and JsonlWriter import when they start (never needed by pagesieve itself)
         "bench": ["datatrove>=0.10,<0.11", "warcio>=1.7", "faust-cchardet>=2.1", "python-magic>=0.4", "orjson>=3.9",
                   "trafilatura>=2.0"],
-        "test": ["pytest>=8", "pytest-xdist>=3.5", "ruff>=0.6"],
+        "test": ["pytest>=9.2,<10", "pytest-xdist>=3.8,<3.9", "ruff>=0.6"],
     },
     entry_points={"console_scripts": ["pagesieve = pagesieve.jobs.cli:main"]},
 )
