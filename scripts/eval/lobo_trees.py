@@ -1,0 +1,104 @@
+"""Leave-one-benchmark-out runs of BlockNet's trees (models/blocknet/trees.py), the second model family averaged with
+the network's logits (issue 40; docs/experiments.md, "gradient-boosted trees per block").
+
+    .venv/bin/python scripts/eval/lobo_trees.py run TREES_DIR --cache C [--rounds 150 --at 50,100]
+    .venv/bin/python scripts/eval/lobo_trees.py blend NET_LOGITS TREES_DIR/k150 OUT_DIR [--gate 3]
+    .venv/bin/python scripts/eval/lobo_blocknet.py ensemble --cache C --name trees --out R.json OUT_DIR
+
+`run`: for each pool left out, the trees train (`train_trees`, the shipped recipe `TreeRecipe` but for `--rounds`)
+on the `fit` and `validation` parts of the other pools and the listing pages, as `lobo_blocknet.py run --extra stop
+--add-pools listings` trains the network, and their raw scores of the left-out pool's blocks are written as
+`TREES_DIR/k<R>/<pool>.npz`, laid out as `run --logits` writes the network's, after R rounds for every R of `--at`
+and `--rounds` (the first R trees of one model are the model R rounds would train); the fold's model is
+`TREES_DIR/<pool>.txt`. `blend`: the network's left-out logits (`lobo_blocknet.py run --logits`) with their gated
+mean with the trees' (`gated_mean`, what the method runs), as a folder that `lobo_blocknet.py ensemble` scores.
+About 1-2 minutes a fold on two threads at 150 rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lobo_blocknet import POOLS, CachedPool  # noqa: E402
+
+from pagesieve.models.blocknet.training import Recipe, TrainingPage  # noqa: E402
+from pagesieve.models.blocknet.trees import TreeRecipe, context_inputs, gated_mean, train_trees  # noqa: E402
+
+ADDED = ("listings",)
+PARTS = ("fit", "validation")
+
+
+def fold(cache: Path, left_out: str, out: Path, recipe: TreeRecipe, at: list[int], seed: int) -> None:
+    pages = []
+    for name in (*POOLS, *ADDED):
+        if name == left_out:
+            continue
+        pool = CachedPool(cache, name, ("stop",))
+        for i in pool.indices(PARTS):
+            x, y, w = pool.page(i)
+            if w.sum() > 0:
+                pages.append(TrainingPage(name, pool.rows[i]["id"], x, y, w))
+    start = time.perf_counter()
+    network = Recipe()
+    trees = train_trees(pages, recipe, seed, network.pool_weights, network.crop)
+    (out / f"{left_out}.txt").write_text(trees.text)
+    pool = CachedPool(cache, left_out, ("stop",))
+    scored = pool.indices(PARTS)
+    x = np.concatenate([context_inputs(pool.page(i)[0]) for i in scored])
+    header = {"ids": np.array([pool.rows[i]["id"] for i in scored]),
+              "offsets": np.cumsum([0] + [len(pool.page(i)[1]) for i in scored])}
+    for rounds in at:
+        (out / f"k{rounds}").mkdir(exist_ok=True)
+        scores = trees.booster.predict(x, raw_score=True, num_iteration=rounds, num_threads=recipe.threads)
+        np.savez(out / f"k{rounds}" / f"{left_out}.npz", **header, logits=scores.astype(np.float32))
+    print(f"{left_out}: {len(pages)} training pages, {time.perf_counter() - start:.0f} s", flush=True)
+
+
+def blend(network: Path, trees: Path, out: Path, gate: float) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    read = evaluated = 0
+    for pool in POOLS:
+        a, b = np.load(network / f"{pool}.npz"), np.load(trees / f"{pool}.npz")
+        if not (np.array_equal(a["ids"], b["ids"]) and np.array_equal(a["offsets"], b["offsets"])):
+            raise SystemExit(f"{pool}: the two folders scored other pages or blocks; use runs of one cache")
+        evaluated += int((np.abs(a["logits"]) < gate).sum())
+        read += len(a["logits"])
+        np.savez(out / f"{pool}.npz", ids=a["ids"], offsets=a["offsets"],
+                 logits=gated_mean(a["logits"], b["logits"], gate).astype(np.float32))
+    print(f"gate {gate:g}: the trees read {evaluated / read:.3f} of {read} blocks")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("command", choices=("run", "blend"))
+    ap.add_argument("dirs", nargs="+", type=Path, help="run: TREES_DIR; blend: NET_LOGITS TREES_LOGITS OUT_DIR")
+    ap.add_argument("--cache", type=Path, default=Path(__file__).resolve().parents[3] / "lobo-cache")
+    ap.add_argument("--pools", default=",".join(POOLS))
+    ap.add_argument("--rounds", type=int, default=TreeRecipe().rounds)
+    ap.add_argument("--at", default="", help="run: comma-separated smaller round counts to score as well")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--gate", type=float, default=TreeRecipe().gate)
+    args = ap.parse_args(argv)
+    if args.command == "blend":
+        if len(args.dirs) != 3:
+            ap.error("blend takes NET_LOGITS TREES_LOGITS OUT_DIR")
+        blend(*args.dirs, args.gate)
+        return 0
+    if len(args.dirs) != 1:
+        ap.error("run takes one TREES_DIR")
+    out = args.dirs[0]
+    out.mkdir(parents=True, exist_ok=True)
+    at = sorted({int(r) for r in args.at.split(",") if r} | {args.rounds})
+    for pool in args.pools.split(","):
+        fold(args.cache, pool, out, TreeRecipe(rounds=args.rounds), at, args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

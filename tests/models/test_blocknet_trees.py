@@ -1,0 +1,104 @@
+"""BlockNet's trees (models/blocknet/trees.py): the context inputs, training on real pages, the model file, and the
+mean with the network."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pagesieve.eval import iter_gold_pages
+from pagesieve.models.blocknet import BlockNetModel, page_inputs
+from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
+from pagesieve.models.blocknet.trees import TREES_KEY, BlockTrees, TreeRecipe, context_inputs, train_trees
+from pagesieve.models.page import parse_page
+from pagesieve.models.web2text import label_blocks
+
+
+def test_context_inputs_are_the_inputs_their_window_and_page_means_and_the_page_length():
+    x = np.random.default_rng(0).normal(size=(20, 3)).astype(np.float32)
+    out = context_inputs(x)
+    assert out.shape == (20, 3 * 4 + 1) and out.dtype == np.float32
+    for i in (0, 1, 9, 19):
+        near, far = x[max(i - 2, 0) : i + 3], x[max(i - 8, 0) : i + 9]     # cut at the page's ends
+        expected = np.concatenate([x[i], near.mean(0), far.mean(0), x.mean(0), [np.log1p(20)]])
+        np.testing.assert_allclose(out[i], expected, rtol=1e-5, atol=1e-6)
+    assert context_inputs(np.zeros((0, 3), np.float32)).shape == (0, 13)
+
+
+@pytest.fixture(scope="module")
+def pages(shared_data) -> list[TrainingPage]:
+    out = []
+    for pool in ("l3s-gn1", "dragnet"):
+        for gold in list(iter_gold_pages(shared_data / pool, "fit"))[:10]:
+            blocks, inputs = page_inputs(parse_page(gold.html, url=gold.url, page_id=gold.page_id),
+                                         stopwords="page-language")
+            labels = np.asarray(label_blocks(blocks.text, gold.gold), dtype=np.float32)
+            out.append(TrainingPage(pool, gold.page_id, inputs, labels))
+    return out
+
+
+@pytest.fixture(scope="module")
+def trees(pages) -> BlockTrees:
+    return train_trees(pages, TreeRecipe(rounds=20, min_data_in_leaf=20, threads=1), 0, {}, 512)
+
+
+def test_the_trees_learn_content_from_real_pages(pages, trees):
+    # on the pages they were trained on, a content block scores above a boilerplate block far more often than not
+    scores = np.concatenate([trees.logits(p.inputs) for p in pages])
+    labels = np.concatenate([p.labels for p in pages]).astype(bool)
+    pairs = scores[labels][:, None] > scores[~labels][None, :]
+    assert pairs.mean() > 0.9
+
+
+def test_training_is_deterministic_and_a_seed_changes_it(pages, trees):
+    recipe = TreeRecipe(rounds=20, min_data_in_leaf=20, threads=1)
+    assert train_trees(pages, recipe, 0, {}, 512).text == trees.text
+    assert train_trees(pages, recipe, 1, {}, 512).text != trees.text
+
+
+def test_page_weights_shape_the_trees(pages, trees):
+    # a pool weighted down to nothing leaves the other pool's blocks alone in training: other trees
+    recipe = TreeRecipe(rounds=20, min_data_in_leaf=20, threads=1)
+    assert train_trees(pages, recipe, 0, {"dragnet": 0.0}, 512).text != trees.text
+
+
+def test_a_model_file_carries_its_trees_and_averages_them_with_the_network(tmp_path, pages, trees):
+    network, _ = train(pages[:6], Recipe(epochs=1), 0, stopwords="page-language")
+    inputs = [p.inputs for p in pages[:4]]
+    alone = network.logits(inputs)
+    network.trees = trees
+    stem = tmp_path / "with-trees"
+    network.save(stem)
+    with np.load(stem.with_suffix(".npz"), allow_pickle=False) as z:
+        assert z[TREES_KEY].dtype == np.uint8      # LightGBM's text model as plain bytes: no pickle, no code
+    loaded = BlockNetModel.load(stem.with_suffix(".npz"))
+    assert loaded.trees is not None and loaded.trees.text == trees.text
+    assert loaded.trees.gate == trees.gate == TreeRecipe().gate          # the gate travels in the card
+    for x, before, after in zip(inputs, alone, loaded.logits(inputs), strict=True):
+        unsure = np.abs(before) < trees.gate
+        expected = np.where(unsure, (before + trees.logits(x)) / 2, before)
+        np.testing.assert_allclose(after, expected, rtol=1e-5, atol=1e-5)
+    assert not np.allclose(alone[0], loaded.logits(inputs[:1])[0])
+    assert loaded.logits([inputs[0][:0]])[0].shape == (0,)
+
+
+def test_the_trees_read_only_the_blocks_the_network_is_unsure_of(pages, trees):
+    x = pages[0].inputs
+    network = np.linspace(-4, 4, len(x)).astype(np.float32)
+    rows = np.abs(network) < 1.5
+    assert 0 < rows.sum() < len(x)
+    np.testing.assert_allclose(trees.logits(x, rows), trees.logits(x)[rows], rtol=1e-6)   # same inputs, fewer rows
+    narrow = BlockTrees(trees.text, gate=1.5)
+    blended = narrow.blend(network, x)
+    np.testing.assert_array_equal(blended[~rows], network[~rows])
+    np.testing.assert_allclose(blended[rows], (network[rows] + trees.logits(x)[rows]) / 2, rtol=1e-6)
+    assert np.array_equal(BlockTrees(trees.text, gate=0.0).blend(network, x), network)
+
+
+def test_a_model_without_trees_is_the_network_alone(tmp_path, pages):
+    network, _ = train(pages[:6], Recipe(epochs=1), 0, stopwords="page-language")
+    stem = tmp_path / "network"
+    network.save(stem)
+    loaded = BlockNetModel.load(stem.with_suffix(".npz"))
+    assert loaded.trees is None
+    np.testing.assert_array_equal(loaded.logits([pages[0].inputs])[0], network.network_logits([pages[0].inputs])[0])
