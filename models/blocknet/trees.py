@@ -5,7 +5,7 @@ The network reads standardised inputs clipped to 5 standard deviations, through 
 sequence; the trees read the same raw inputs unclipped, with their means over +-2 and +-8 blocks and over the page
 (`context_inputs`), as thresholds. The two families make different mistakes: left out of training benchmark by
 benchmark, the mean of their logits beat the network alone where the mean of three seeds of the network did not
-(docs/experiments.md#2026-11-29-gradient-boosted-trees-per-block-and-their-mean-with-the-network-left-out-a-lead-not-shipped-yet).
+(docs/experiments.md#2026-11-29-the-trees-shipped-rounds-and-gate-chosen-left-out).
 
 LightGBM trains and predicts them. The model travels inside BlockNet's `.npz` as LightGBM's own text format held in
 a uint8 array (`arrays`): plain numbers and names, read without pickle, so loading a model runs no code.
@@ -106,7 +106,7 @@ class TreeRecipe:
     max_bin: int = 63
     lambda_l2: float = 1.0
     threads: int = 2                        # part of the recipe: LightGBM's sums, and so its model, depend on it
-    gate: float = 3.0                       # `BlockTrees.blend`: the trees read the blocks where |network| < gate
+    gate: float = 2.0                       # `BlockTrees.blend`: the trees read the blocks where |network| < gate
 
     def card(self) -> dict:
         return asdict(self)

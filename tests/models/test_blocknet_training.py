@@ -42,6 +42,7 @@ def test_training_writes_the_same_bytes_whatever_kernels_the_caller_asks_for(tmp
     assert model.meta["kernels"] == "pinned" and model.clip == 5.0      # the bound travels in the card
     assert model.meta["trained_on"] == ["google-trends-2017/fit", "google-trends-2017/validation"]
     assert model.meta["train_pages"] > 20 and model.meta["summary"]["epochs"] == 9
+    assert model.trees is not None and model.meta["trees"]["rounds"] == 150    # the trees are in the same bytes
     method = build_method("blocknet", {"model": str(scalar), "device": "cpu"})
     assert method.model.meta == model.meta
 
