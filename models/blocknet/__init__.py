@@ -6,9 +6,10 @@ nothing of how modern pages mark their regions. BlockNet keeps Web2Text's blocks
 article / nav / footer tags, ARIA roles, class and id words such as `comment` or `related`, position, depth,
 text repetition: `context_features`), and labels every block at once with a residual dilated 1-d CNN over the
 block sequence (receptive field 63 blocks, plus a summary of the whole page, `BlockCNN`) and a threshold,
-without Viterbi; its inputs are standardised and clipped to 5 standard deviations (`BlockNetModel`), so a page
+without Viterbi (where the CNN is unsure of a block, by the mean of its logit and gradient-boosted trees' over the
+same inputs: `trees.py`); its inputs are standardised and clipped to 5 standard deviations (`BlockNetModel`), so a page
 unlike the training pages (no English stop word at all) cannot push every block one way. Trained on the `fit`
-and `validation` parts of the six benchmark pools (scripts/train/train_blocknet.py); the weights ship in `weights/` as
+and `validation` parts of the eight benchmark pools (scripts/train/train_blocknet.py); the weights ship in `weights/` as
 plain arrays.
 `BlockNet` is the method ("blocknet" in the registry), batched like Web2Text.
 """

@@ -19,6 +19,11 @@ Web2Text's `label_blocks` (section 4.1: content iff >= 2/3 of its text aligns), 
 gold only) from its passages. The eight pools and the page-language stop words were chosen by leaving whole
 benchmarks out (scripts/eval/lobo_blocknet.py; docs/experiments.md#2026-11-27-page-language-stop-words-left-out).
 
+The default model then trains its gradient-boosted trees on the same pages (`--trees 150`; models/blocknet/trees.py,
+LightGBM, deterministic on two threads) and carries them in the same `.npz`; where the network is unsure of a
+block the method averages the two (docs/methods/blocknet.md#trees). Their rounds and gate were chosen by leaving
+whole benchmarks out (scripts/eval/lobo_trees.py). `--trees 0` trains the network alone.
+
 `--inputs blend` trains the `blend` method's model (models/blocknet/weights/blocknet-blend): the same network,
 recipe and pools, whose inputs also hold the peers' votes per block (models/blocknet/peers.py); the peers run on
 every training page first, in `--jobs` processes (about 0.3 s a page each). `--inputs blend-lite` trains
