@@ -18,7 +18,8 @@ def pages(dragnet_pages):
 @pytest.fixture(scope="module")
 def alone(pages):
     """Each page by blocknet and by blend, and blocknet's uncertainty on it."""
-    blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": ""})     # the network's own text
+    # the first pass: the network alone (cascade.trees = false), its own text
+    blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": "", "trees": False})
     blend = build_method("blend", {"device": "cpu"})
     out = []
     for page in pages:
