@@ -212,12 +212,14 @@ def test_the_cpu_pass_matches_the_padded_batch(real_pages):
     inputs += [inputs[0][:n] for n in (1, 2, 9, 17, 40)]    # shorter than some dilations: taps past both ends
     assert max(len(a) for a in inputs) > 1000 > min(len(a) for a in inputs)    # padding really happens
     flips = 0
-    for ours, padded in zip(model.logits(inputs), _padded_forward(model, inputs), strict=True):
+    for ours, padded in zip(model.network_logits(inputs), _padded_forward(model, inputs), strict=True):
         assert ours.dtype == np.float32 and ours.shape == padded.shape
         np.testing.assert_allclose(ours, padded, rtol=0, atol=1e-4)      # float sums in another order only
         flips += int(((ours > 0) != (padded > 0)).sum())
     assert flips == 0
     assert [a.shape for a in model.logits([np.zeros((0, len(INPUT_NAMES)), np.float32)])] == [(0,)]
+    with_trees = model.logits(inputs)      # the method's logits: the network's, mixed with the trees' where unsure
+    assert any(not np.array_equal(a, b) for a, b in zip(with_trees, model.network_logits(inputs), strict=True))
 
 
 def test_the_cpu_pass_follows_weights_changed_in_place(real_pages):
