@@ -22,20 +22,21 @@ import numpy as np
 if TYPE_CHECKING:
     from .training import TrainingPage
 
-__all__ = ["CONTEXT_RADII", "TREES_KEY", "BlockTrees", "TreeRecipe", "context_inputs", "gated_mean", "train_trees"]
+__all__ = ["CONTEXT_RADII", "TREES_KEY", "BlockTrees", "TreeRecipe", "context_inputs", "gated_mean", "train_trees",
+           "unsure_blocks"]
 
 CONTEXT_RADII = (2, 8)
 TREES_KEY = "trees/lightgbm"          # the array of a BlockNet `.npz` that holds the trees
 
 
 def context_inputs(x: np.ndarray, rows: np.ndarray | None = None, radii: Sequence[int] = CONTEXT_RADII) -> np.ndarray:
-    """(n, F) raw block inputs -> (len(rows), F * (2 + len(radii)) + 1) float32 for the blocks `rows` (default
-    all): the inputs, their means over the blocks within +-r (cut at the page's ends), their means over the page,
-    and log(1 + n)."""
+    """(n, F) raw block inputs -> (rows.sum(), F * (2 + len(radii)) + 1) float32 for the blocks where the boolean
+    mask `rows` is set (default all): the inputs, their means over the blocks within +-r (cut at the page's ends),
+    their means over the page, and log(1 + n). Each row is the same whichever rows are asked for."""
     n = len(x)
     sums = np.zeros((n + 1, x.shape[1]))
     np.cumsum(x, axis=0, out=sums[1:])
-    at = np.arange(n) if rows is None else np.flatnonzero(rows) if rows.dtype == bool else rows
+    at = np.arange(n) if rows is None else np.flatnonzero(rows)
     out = np.empty((len(at), x.shape[1] * (2 + len(radii)) + 1), np.float32)
     out[:, : x.shape[1]] = x[at]
     for k, r in enumerate(radii, start=1):
@@ -46,13 +47,17 @@ def context_inputs(x: np.ndarray, rows: np.ndarray | None = None, radii: Sequenc
     return out
 
 
-def gated_mean(network: np.ndarray, trees: np.ndarray, gate: float) -> np.ndarray:
-    """The network's logits with the mean of its and the trees' wherever |network| < `gate`; `trees` holds the trees'
-    scores of those blocks only, in order (or of every block). A confident network is rarely overturned by the mean,
-    and the trees' cost grows with the blocks they read (docs/methods/blocknet.md#trees)."""
-    unsure = np.abs(network) < gate
+def unsure_blocks(network: np.ndarray, gate: float) -> np.ndarray:
+    """The blocks the trees read: where |network logit| < `gate`. A confident network is rarely overturned by the
+    mean, and the trees' cost grows with the blocks they read (docs/methods/blocknet.md#trees)."""
+    return np.abs(network) < gate
+
+
+def gated_mean(network: np.ndarray, unsure: np.ndarray, trees: np.ndarray) -> np.ndarray:
+    """The network's logits with the mean of its and the trees' on the `unsure` blocks (`unsure_blocks`); `trees`
+    holds the trees' scores of those blocks, in order."""
     out = network.copy()
-    out[unsure] = (network[unsure] + (trees if len(trees) == unsure.sum() else trees[unsure])) / 2
+    out[unsure] = (network[unsure] + trees) / 2
     return out
 
 
@@ -74,8 +79,8 @@ class BlockTrees:
         self.booster = _lightgbm().Booster(model_str=model_text)
 
     def logits(self, inputs: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-        """Raw inputs of one page (n, F) -> float32 raw scores (log-odds) of the blocks `rows` (default all), on
-        one thread."""
+        """Raw inputs of one page (n, F) -> float32 raw scores (log-odds) of the blocks of the mask `rows` (default
+        all), on one thread."""
         x = context_inputs(inputs, rows)
         if len(x) == 0:
             return np.zeros(0, np.float32)
@@ -83,8 +88,8 @@ class BlockTrees:
 
     def blend(self, network: np.ndarray, inputs: np.ndarray) -> np.ndarray:
         """`gated_mean` of the network's logits of one page and the trees', the trees run on the unsure blocks only."""
-        unsure = np.abs(network) < self.gate
-        return gated_mean(network, self.logits(inputs, unsure), self.gate) if unsure.any() else network
+        unsure = unsure_blocks(network, self.gate)
+        return gated_mean(network, unsure, self.logits(inputs, unsure)) if unsure.any() else network
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {TREES_KEY: np.frombuffer(self.text.encode("utf-8"), dtype=np.uint8)}
@@ -124,7 +129,7 @@ def train_trees(pages: Sequence[TrainingPage], recipe: TreeRecipe, seed: int,
         w = np.ones(n, np.float32) if p.weights is None else p.weights
         w = w * pool_weights.get(p.pool, 1.0) * min(1.0, window / max(n, 1))
         keep = w > 0
-        xs.append(context_inputs(p.inputs)[keep])
+        xs.append(context_inputs(p.inputs, keep))
         ys.append(p.labels[keep])
         ws.append(w[keep])
     params = {"objective": "binary", "verbosity": -1, "deterministic": True, "force_row_wise": True,

@@ -27,16 +27,22 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lobo_blocknet import POOLS, CachedPool  # noqa: E402
 
+from pagesieve.eval.training_sources import ADDED_SOURCES  # noqa: E402
 from pagesieve.models.blocknet.training import Recipe, TrainingPage  # noqa: E402
-from pagesieve.models.blocknet.trees import TreeRecipe, context_inputs, gated_mean, train_trees  # noqa: E402
+from pagesieve.models.blocknet.trees import (  # noqa: E402
+    TreeRecipe,
+    context_inputs,
+    gated_mean,
+    train_trees,
+    unsure_blocks,
+)
 
-ADDED = ("listings",)
 PARTS = ("fit", "validation")
 
 
 def fold(cache: Path, left_out: str, out: Path, recipe: TreeRecipe, at: list[int], seed: int) -> None:
     pages = []
-    for name in (*POOLS, *ADDED):
+    for name in (*POOLS, *ADDED_SOURCES):
         if name == left_out:
             continue
         pool = CachedPool(cache, name, ("stop",))
@@ -50,9 +56,9 @@ def fold(cache: Path, left_out: str, out: Path, recipe: TreeRecipe, at: list[int
     (out / f"{left_out}.txt").write_text(trees.text)
     pool = CachedPool(cache, left_out, ("stop",))
     scored = pool.indices(PARTS)
-    x = np.concatenate([context_inputs(pool.page(i)[0]) for i in scored])
-    header = {"ids": np.array([pool.rows[i]["id"] for i in scored]),
-              "offsets": np.cumsum([0] + [len(pool.page(i)[1]) for i in scored])}
+    inputs = [pool.page(i)[0] for i in scored]
+    x = np.concatenate([context_inputs(page) for page in inputs])
+    header = {"ids": np.array([pool.rows[i]["id"] for i in scored]), "offsets": np.cumsum([0] + list(map(len, inputs)))}
     for rounds in at:
         (out / f"k{rounds}").mkdir(exist_ok=True)
         scores = trees.booster.predict(x, raw_score=True, num_iteration=rounds, num_threads=recipe.threads)
@@ -67,10 +73,11 @@ def blend(network: Path, trees: Path, out: Path, gate: float) -> None:
         a, b = np.load(network / f"{pool}.npz"), np.load(trees / f"{pool}.npz")
         if not (np.array_equal(a["ids"], b["ids"]) and np.array_equal(a["offsets"], b["offsets"])):
             raise SystemExit(f"{pool}: the two folders scored other pages or blocks; use runs of one cache")
-        evaluated += int((np.abs(a["logits"]) < gate).sum())
-        read += len(a["logits"])
+        unsure = unsure_blocks(a["logits"], gate)
+        evaluated += int(unsure.sum())
+        read += len(unsure)
         np.savez(out / f"{pool}.npz", ids=a["ids"], offsets=a["offsets"],
-                 logits=gated_mean(a["logits"], b["logits"], gate).astype(np.float32))
+                 logits=gated_mean(a["logits"], unsure, b["logits"][unsure]).astype(np.float32))
     print(f"gate {gate:g}: the trees read {evaluated / read:.3f} of {read} blocks")
 
 
