@@ -94,9 +94,7 @@ class BlockNet(Cleaner):
         self.device = pick_device(self.settings.device)
         if self.device.type == "cpu":
             torch.set_num_threads(self.settings.threads)  # per process; Spark runs one worker per core
-        self.model = BlockNetModel.load(self.settings.model).to(self.device)
-        if not self.settings.trees:
-            self.model.trees = None
+        self.model = BlockNetModel.load(self.settings.model, trees=self.settings.trees).to(self.device)
         self.peers = PeerVotes(INPUT_PEERS[self.model.inputs]) if self.model.inputs in INPUT_PEERS else None
         self.unsure_peer = build_peer(self.settings.unsure_peer) if self.settings.unsure_peer else None
         self.unsure_pages = 0          # pages whose text came from unsure_peer in this process

@@ -113,9 +113,10 @@ class BlockNetModel:
         return write_model_files(stem, self.arrays(), card)
 
     @classmethod
-    def from_bytes(cls, npz: bytes, meta: dict[str, Any]) -> BlockNetModel:
+    def from_bytes(cls, npz: bytes, meta: dict[str, Any], trees: bool = True) -> BlockNetModel:
         """Build from the two files' contents; fails if the model expects other inputs than this code makes, or
-        its parameters do not fit this code's network (a model saved before the page summary)."""
+        its parameters do not fit this code's network (a model saved before the page summary). `trees=False`
+        leaves the file's trees unread (and LightGBM unimported): the network alone."""
         inputs = next((k for k, names in INPUT_SETS.items() if meta.get("inputs") == names), None)
         if inputs is None:
             raise ValueError("model was trained on other inputs than this version computes; "
@@ -130,14 +131,15 @@ class BlockNetModel:
                              "of another shape); retrain it with scripts/train/train_blocknet.py")
         net.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
         card = {k: v for k, v in meta.items() if k not in ("inputs", "width", "input_clip", "stopwords")}
-        trees = None
-        if TREES_KEY in arrays:
-            trees = BlockTrees.from_array(arrays[TREES_KEY], gate=(meta.get("trees") or {}).get("gate", np.inf))
+        model_trees = None
+        if trees and TREES_KEY in arrays:
+            model_trees = BlockTrees.from_array(arrays[TREES_KEY], gate=(meta.get("trees") or {}).get("gate", np.inf))
         return cls(net, arrays["stats/mean"], arrays["stats/std"], meta=card, clip=meta.get("input_clip"),
-                   stopwords=meta.get("stopwords", "english"), inputs=inputs, trees=trees)
+                   stopwords=meta.get("stopwords", "english"), inputs=inputs, trees=model_trees)
 
     @classmethod
-    def load(cls, model: str | Path) -> BlockNetModel:
-        """A packaged model by name (PACKAGED_MODELS) or `<stem>.npz` / `<stem>` with its `.json` beside it."""
+    def load(cls, model: str | Path, trees: bool = True) -> BlockNetModel:
+        """A packaged model by name (PACKAGED_MODELS) or `<stem>.npz` / `<stem>` with its `.json` beside it;
+        `trees=False`: without its trees (`from_bytes`)."""
         files = read_model_files(model, __package__, PACKAGED_MODELS, "BlockNet", "scripts/train/train_blocknet.py")
-        return cls.from_bytes(*files)
+        return cls.from_bytes(*files, trees=trees)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -338,3 +340,12 @@ def test_trees_false_runs_the_network_alone():
     assert build_method("blocknet", {"trees": False}).model.trees is None
     assert build_method("blocknet").model.trees is not None
     assert build_method("cascade").model.trees is None       # its routing was chosen on the network alone
+
+
+def test_without_trees_lightgbm_is_never_imported():
+    # trees=false (cascade's default) spares each worker LightGBM's import (about 0.5 s with SciPy) and memory
+    code = ("import sys; from pagesieve.models.registry import build_method; "
+            "m = build_method('blocknet', {'trees': False, 'device': 'cpu'}); "
+            "assert m.model.trees is None; print('lightgbm' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"
