@@ -20,14 +20,17 @@ for sub, folder in ROOTS.items():
 
 
 def _extensions() -> list[Extension]:
-    """The Web2Text Collapsed DOM walk in C (docs/performance.md#the-collapsed-dom-walk-in-c). Optional: without
-    gcc or lxml's headers the build goes on and `models/web2text/dom.py` runs its Python walk."""
+    """The Web2Text Collapsed DOM walk in C (docs/performance.md#the-collapsed-dom-walk-in-c) and py3langid's
+    feature walk in C (models/page/_clangid.c). Optional: without gcc (or lxml's headers, for the first) the build
+    goes on and the Python versions run (models/page/native.py)."""
+    langid = Extension("pagesieve.models.page._clangid", ["models/page/_clangid.c"], extra_compile_args=["-O2"],
+                       optional=True)
     try:
         import lxml  # the build requirement (pyproject.toml); its wheel ships etree.h and libxml2's headers
     except ImportError:
-        return []
+        return [langid]
     return [Extension("pagesieve.models.web2text._cwalk", ["models/web2text/_cwalk.c"],
-                      include_dirs=lxml.get_include(), extra_compile_args=["-O2"], optional=True)]
+                      include_dirs=lxml.get_include(), extra_compile_args=["-O2"], optional=True), langid]
 
 
 setup(

@@ -35,7 +35,10 @@ def context_inputs(x: np.ndarray, rows: np.ndarray | None = None, radii: Sequenc
     their means over the page, and log(1 + n). Each row is the same whichever rows are asked for."""
     n = len(x)
     sums = np.zeros((n + 1, x.shape[1]))
-    np.cumsum(x, axis=0, out=sums[1:])
+    sums[1:] = x
+    # in place on the float64 copy: the same sums as np.cumsum(x, axis=0) in the same order, twice as fast (numpy
+    # casts float32 to float64 in small buffers when it accumulates and casts at once)
+    np.add.accumulate(sums[1:], axis=0, out=sums[1:])
     at = np.arange(n) if rows is None else np.flatnonzero(rows)
     out = np.empty((len(at), x.shape[1] * (2 + len(radii)) + 1), np.float32)
     out[:, : x.shape[1]] = x[at]

@@ -3,12 +3,13 @@ stack): a page may nest thousands of levels deep."""
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 
 from lxml import etree
+
+from .native import load_native
 
 __all__ = ["INVISIBLE_TAGS", "BLOCK_TAGS", "is_element", "xpath_of", "xpaths_of", "tag_path", "page_title",
            "title_elements", "START", "END", "SKIP", "COMMENT", "WalkEvent", "walk_tree", "iter_text_chunks",
@@ -113,16 +114,8 @@ def _c_xpaths_of(elements: Sequence[etree._Element]) -> list[str]:
 
 
 def load_c_walk() -> ModuleType | None:
-    """The C extension models/web2text/_cwalk.c (the Web2Text walk and `xpaths_of`), or None: not built (no gcc),
-    not loadable (the cluster's zip of .py files), or PAGESIEVE_PURE_PYTHON set to anything but 0 (to run and test
-    the Python fallbacks)."""
-    if os.environ.get("PAGESIEVE_PURE_PYTHON", "0") not in ("", "0"):
-        return None
-    try:    # no import cycle: models.web2text's __init__ imports nothing but lazy_exports
-        from ..web2text import _cwalk as module
-    except ImportError:
-        return None
-    return module
+    """The C extension models/web2text/_cwalk.c (the Web2Text walk and `xpaths_of`), or None (`load_native`)."""
+    return load_native("web2text._cwalk")
 
 
 _cwalk = load_c_walk()

@@ -23,6 +23,10 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
+from .native import load_native
+
 __all__ = ["DETECTORS", "LanguageID", "build_detector", "identify_language", "iso639_1", "language_of"]
 
 log = logging.getLogger(__name__)
@@ -96,7 +100,7 @@ def build_detector(detector: str) -> Detect:
     if detector == "py3langid":
         from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-        identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        identifier = _walk_in_c(LanguageIdentifier).from_model_file(MODEL_FILE, norm_probs=True)
 
         def py3langid_detect(text: str) -> tuple[str, float]:
             # a language without an ISO 639-1 code (Bikol, `bcl`) came first on 6 of 532 real texts with >= 50
@@ -108,6 +112,34 @@ def build_detector(detector: str) -> Detect:
 
         return py3langid_detect
     raise ValueError(f"unknown language detector {detector!r}; known: {', '.join(DETECTORS)}")
+
+
+def _walk_in_c(identifier_class: type) -> type:
+    """py3langid's identifier class with its n-gram automaton walked in C (models/page/_clangid.c: the same counts
+    in the same order, so the same scores), or the class itself where the extension is not built or py3langid's
+    internals are not those of 0.4 (its tables, `_raw_score`, `_sparse_score`). tests/models/test_language_c.py
+    compares the two on real pages in many languages."""
+    clangid = load_native("page._clangid")
+    internals = ("tk_nextmove", "_rowbase", "tk_output", "nb_ptc", "_raw_score", "_sparse_score")
+    if clangid is None or not all(hasattr(identifier_class, name) for name in internals):
+        return identifier_class
+
+    class CWalkIdentifier(identifier_class):
+        __slots__ = ("_c_tables",)
+
+        def _raw_score(self, text: bytes) -> np.ndarray:
+            tables = getattr(self, "_c_tables", None)
+            if tables is None:
+                nextmove = self.tk_nextmove         # array('I'): 39 MB, read in place; anything else copied
+                if memoryview(nextmove).format != "I" or memoryview(nextmove).itemsize != 4:
+                    nextmove = np.asarray(nextmove, dtype=np.uint32)
+                tables = self._c_tables = (nextmove, np.asarray(self._rowbase, dtype=np.uint32),
+                                           np.asarray(self.tk_output, dtype=np.int32), len(self.nb_ptc))
+            visits = clangid.visit_counts(*tables, text)
+            # no feature at all: py3langid's own answer (its fill value), the walk redone in Python on this rare text
+            return super()._raw_score(text) if visits is None else self._sparse_score(visits, self.nb_ptc)
+
+    return CWalkIdentifier
 
 
 def identify_language(text: str | None, detect: Detect, settings: LanguageID) -> tuple[str | None, float | None]:
