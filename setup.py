@@ -20,17 +20,17 @@ for sub, folder in ROOTS.items():
 
 
 def _extensions() -> list[Extension]:
-    """The Web2Text Collapsed DOM walk in C (docs/performance.md#the-collapsed-dom-walk-in-c) and py3langid's
-    feature walk in C (models/page/_clangid.c). Optional: without gcc (or lxml's headers, for the first) the build
-    goes on and the Python versions run (models/page/native.py)."""
-    langid = Extension("pagesieve.models.page._clangid", ["models/page/_clangid.c"], extra_compile_args=["-O2"],
-                       optional=True)
+    """The Web2Text Collapsed DOM walk in C (docs/performance.md#the-collapsed-dom-walk-in-c), py3langid's feature
+    walk (models/page/_clangid.c) and BlockNet's trees' prediction (models/blocknet/_ctrees.c). Optional: without
+    gcc (or lxml's headers, for the walk) the build goes on and the Python versions run (models/page/native.py)."""
+    plain = [Extension(f"pagesieve.models.{name}", [f"models/{name.replace('.', '/')}.c"], extra_compile_args=["-O2"],
+                       optional=True) for name in ("page._clangid", "blocknet._ctrees")]
     try:
         import lxml  # the build requirement (pyproject.toml); its wheel ships etree.h and libxml2's headers
     except ImportError:
-        return [langid]
+        return plain
     return [Extension("pagesieve.models.web2text._cwalk", ["models/web2text/_cwalk.c"],
-                      include_dirs=lxml.get_include(), extra_compile_args=["-O2"], optional=True), langid]
+                      include_dirs=lxml.get_include(), extra_compile_args=["-O2"], optional=True), *plain]
 
 
 setup(

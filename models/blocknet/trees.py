@@ -7,8 +7,10 @@ sequence; the trees read the same raw inputs unclipped, with their means over +-
 benchmark, the mean of their logits beat the network alone where the mean of three seeds of the network did not
 (docs/experiments.md#2026-11-29-the-trees-shipped-rounds-and-gate-chosen-left-out).
 
-LightGBM trains and predicts them. The model travels inside BlockNet's `.npz` as LightGBM's own text format held in
-a uint8 array (`arrays`): plain numbers and names, read without pickle, so loading a model runs no code.
+LightGBM trains them. The model travels inside BlockNet's `.npz` as LightGBM's own text format held in a uint8 array
+(`arrays`): plain numbers and names, read without pickle, so loading a model runs no code. At inference the trees
+are walked in C (models/blocknet/_ctrees.c, `TreeArrays`: LightGBM's scores to the last bit, without LightGBM's
+import or its per-call setup); without the extension, LightGBM predicts them.
 """
 
 from __future__ import annotations
@@ -19,14 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..page.native import load_native
+
 if TYPE_CHECKING:
     from .training import TrainingPage
 
-__all__ = ["CONTEXT_RADII", "TREES_KEY", "BlockTrees", "TreeRecipe", "context_inputs", "gated_mean", "train_trees",
-           "unsure_blocks"]
+__all__ = ["CONTEXT_RADII", "TREES_KEY", "BlockTrees", "TreeArrays", "TreeRecipe", "context_inputs", "gated_mean",
+           "train_trees", "unsure_blocks"]
 
 CONTEXT_RADII = (2, 8)
 TREES_KEY = "trees/lightgbm"          # the array of a BlockNet `.npz` that holds the trees
+_ctrees = load_native("blocknet._ctrees")
 
 
 def context_inputs(x: np.ndarray, rows: np.ndarray | None = None, radii: Sequence[int] = CONTEXT_RADII) -> np.ndarray:
@@ -74,12 +79,21 @@ def _lightgbm() -> Any:
 
 class BlockTrees:
     """A LightGBM model of content per block over `context_inputs`; `logits` gives its raw scores, `blend` their
-    mean with the network's where the network is unsure."""
+    mean with the network's where the network is unsure. Where the C extension is built, the trees are walked in C
+    (`TreeArrays`, LightGBM's scores to the last bit) and LightGBM is never imported; else by LightGBM itself."""
 
     def __init__(self, model_text: str, gate: float = np.inf) -> None:
         self.text = model_text
         self.gate = float(gate)
-        self.booster = _lightgbm().Booster(model_str=model_text)
+        self.flat = TreeArrays.parse(model_text) if _ctrees is not None else None
+        self._booster: Any = None
+
+    @property
+    def booster(self) -> Any:
+        """LightGBM's Booster of the model (built on first use: inference does not need it where `flat` is set)."""
+        if self._booster is None:
+            self._booster = _lightgbm().Booster(model_str=self.text)
+        return self._booster
 
     def logits(self, inputs: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Raw inputs of one page (n, F) -> float32 raw scores (log-odds) of the blocks of the mask `rows` (default
@@ -87,6 +101,8 @@ class BlockTrees:
         x = context_inputs(inputs, rows)
         if len(x) == 0:
             return np.zeros(0, np.float32)
+        if self.flat is not None:
+            return self.flat.predict(x).astype(np.float32)
         return self.booster.predict(x, raw_score=True, num_threads=1).astype(np.float32)
 
     def blend(self, network: np.ndarray, inputs: np.ndarray) -> np.ndarray:
@@ -100,6 +116,67 @@ class BlockTrees:
     @classmethod
     def from_array(cls, array: np.ndarray, gate: float = np.inf) -> BlockTrees:
         return cls(array.tobytes().decode("utf-8"), gate)
+
+
+@dataclass(frozen=True)
+class TreeArrays:
+    """The trees of a LightGBM text model as flat arrays, predicted by models/blocknet/_ctrees.c: per internal node
+    its feature, threshold, decision type and children (>= 0 a node of the same tree, < 0 the leaf ~child), per
+    leaf its value, and where each tree's nodes and leaves start."""
+    feature: np.ndarray         # int32
+    threshold: np.ndarray       # float64
+    decision: np.ndarray        # uint8: LightGBM's decision_type (default-left bit, missing type)
+    left: np.ndarray            # int32
+    right: np.ndarray           # int32
+    leaf_value: np.ndarray      # float64
+    node_start: np.ndarray      # int32, trees + 1
+    leaf_start: np.ndarray      # int32, trees + 1
+    n_features: int
+
+    @classmethod
+    def parse(cls, model_text: str) -> TreeArrays | None:
+        """The arrays of a single-output LightGBM model, or None for one the C walk does not follow (categorical
+        splits, linear trees, several classes, averaged outputs): LightGBM predicts those."""
+        header, _, body = model_text.partition("\nTree=")
+        fields = dict(line.split("=", 1) for line in header.splitlines() if "=" in line)
+        if (fields.get("num_class") != "1" or fields.get("num_tree_per_iteration") != "1"
+                or "average_output" in header.split() or "max_feature_idx" not in fields):
+            return None
+        columns: dict[str, list] = {k: [] for k in ("feature", "threshold", "decision", "left", "right", "leaf_value")}
+        node_start, leaf_start = [0], [0]
+        for tree in ("Tree=" + body).split("end of trees", 1)[0].split("\nTree="):
+            t = dict(line.split("=", 1) for line in tree.splitlines() if "=" in line)
+            if int(t.get("num_cat", "0")) or int(t.get("is_linear", "0")):
+                return None
+            leaves = int(t["num_leaves"])
+            values = [float(v) for v in t["leaf_value"].split()]
+            nodes = {k: t[key].split() if leaves > 1 else [] for k, key in (
+                ("feature", "split_feature"), ("threshold", "threshold"), ("decision", "decision_type"),
+                ("left", "left_child"), ("right", "right_child"))}
+            if len(values) != leaves or any(len(v) != leaves - 1 for v in nodes.values()):
+                return None
+            if any(int(d) & 1 for d in nodes["decision"]):          # categorical split
+                return None
+            for k, v in nodes.items():
+                columns[k] += [float(x) for x in v] if k == "threshold" else [int(x) for x in v]
+            columns["leaf_value"] += values
+            node_start.append(node_start[-1] + leaves - 1)
+            leaf_start.append(leaf_start[-1] + leaves)
+        dtypes = {"feature": np.int32, "threshold": np.float64, "decision": np.uint8, "left": np.int32,
+                  "right": np.int32, "leaf_value": np.float64}
+        return cls(**{k: np.asarray(v, dtype=dtypes[k]) for k, v in columns.items()},
+                   node_start=np.asarray(node_start, np.int32), leaf_start=np.asarray(leaf_start, np.int32),
+                   n_features=int(fields["max_feature_idx"]) + 1)
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """(rows, n_features) inputs -> float64 raw scores, as LightGBM's `predict(x, raw_score=True)`."""
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        if x.ndim != 2 or x.shape[1] != self.n_features:
+            raise ValueError(f"expected (rows, {self.n_features}) inputs, got {x.shape}")
+        out = np.empty(len(x), np.float64)
+        _ctrees.predict(self.feature, self.threshold, self.decision, self.left, self.right, self.leaf_value,
+                        self.node_start, self.leaf_start, x, self.n_features, out)
+        return out
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,11 @@ import pytest
 
 from pagesieve.eval import iter_gold_pages
 from pagesieve.models.blocknet import BlockNetModel, page_inputs
+from pagesieve.models.blocknet import trees as trees_module
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
-from pagesieve.models.blocknet.trees import TREES_KEY, BlockTrees, TreeRecipe, context_inputs, train_trees
+from pagesieve.models.blocknet.trees import TREES_KEY, BlockTrees, TreeArrays, TreeRecipe, context_inputs, train_trees
 from pagesieve.models.page import parse_page
+from pagesieve.models.page.native import load_native
 from pagesieve.models.web2text import label_blocks
 
 
@@ -102,3 +104,92 @@ def test_a_model_without_trees_is_the_network_alone(tmp_path, pages):
     loaded = BlockNetModel.load(stem.with_suffix(".npz"))
     assert loaded.trees is None
     np.testing.assert_array_equal(loaded.logits([pages[0].inputs])[0], network.network_logits([pages[0].inputs])[0])
+
+
+# ---- the trees walked in C (models/blocknet/_ctrees.c) ---------------------------------------------------------
+
+
+def test_the_c_walk_is_the_one_in_use_and_lightgbm_is_not_imported(monkeypatch):
+    # CI must not pass on the fallback alone: the build (setup.py) compiles _ctrees where gcc is found
+    import subprocess
+    import sys
+
+    assert trees_module._ctrees is not None, "_ctrees is not built: pip install -e ."
+    assert BlockNetModel.load("default").trees.flat is not None
+    code = ("import sys, numpy as np; from pagesieve.models.blocknet import BlockNetModel; "
+            "m = BlockNetModel.load('default'); m.logits([np.zeros((5, 157), np.float32)]); "
+            "print('lightgbm' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+    monkeypatch.setenv("PAGESIEVE_PURE_PYTHON", "1")
+    assert load_native("blocknet._ctrees") is None
+
+
+def test_the_c_walk_gives_lightgbms_scores_on_real_pages(shared_data):
+    shipped = BlockNetModel.load("default").trees
+    rows = []
+    for pool in ("wcxb", "trafilatura-eval", "dragnet"):
+        for gold in list(iter_gold_pages(shared_data / pool, "test"))[:4]:
+            _, inputs = page_inputs(parse_page(gold.html, url=gold.url), stopwords="page-language")
+            rows.append(context_inputs(inputs))
+    x = np.concatenate(rows)
+    assert len(x) > 500
+    assert np.array_equal(shipped.flat.predict(x), shipped.booster.predict(x, raw_score=True, num_threads=1))
+
+
+@pytest.mark.parametrize("missing", ["none", "nan", "zero"])
+def test_the_c_walk_follows_lightgbms_missing_values(missing):
+    # LightGBM's three missing types (trained with NaN, with zero_as_missing, with neither), read on inputs holding
+    # NaN, infinities, zeros of both signs and values within 1e-35 of zero; one-leaf trees too (min_data_in_leaf)
+    lgb = trees_module._lightgbm()
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(400, 6)).astype(np.float32)
+    y = (x[:, 0] + x[:, 1] > 0).astype(float)
+    if missing == "nan":
+        x[rng.random(x.shape) < 0.2] = np.nan
+    params = {"objective": "binary", "verbosity": -1, "num_leaves": 7, "min_data_in_leaf": 5, "seed": 0,
+              "zero_as_missing": missing == "zero", "num_threads": 1}
+    text = lgb.train(params, lgb.Dataset(x, y), num_boost_round=12).model_to_string()
+    flat = TreeArrays.parse(text)
+    decision = (flat.decision >> 2) & 3
+    assert {"none": 0, "zero": 1, "nan": 2}[missing] in set(decision.tolist())
+    probe = rng.normal(size=(300, 6)).astype(np.float32)
+    for value, share in ((np.nan, 0.1), (0.0, 0.1), (-0.0, 0.05), (1e-38, 0.05), (-1e-36, 0.05), (np.inf, 0.02)):
+        probe[rng.random(probe.shape) < share] = value
+    booster = lgb.Booster(model_str=text)
+    assert np.array_equal(flat.predict(probe), booster.predict(probe, raw_score=True, num_threads=1))
+    stump = lgb.train(params | {"min_data_in_leaf": 1000}, lgb.Dataset(x, y), num_boost_round=3).model_to_string()
+    assert np.array_equal(TreeArrays.parse(stump).predict(probe),
+                          lgb.Booster(model_str=stump).predict(probe, raw_score=True, num_threads=1))
+
+
+def test_models_the_c_walk_does_not_follow_are_left_to_lightgbm():
+    lgb = trees_module._lightgbm()
+    rng = np.random.default_rng(2)
+    x = np.column_stack([rng.integers(0, 5, 300), rng.normal(size=300)]).astype(np.float32)
+    y = (x[:, 0] > 2).astype(float)
+    params = {"objective": "binary", "verbosity": -1, "num_leaves": 4, "min_data_in_leaf": 5}
+    categorical = lgb.train(params, lgb.Dataset(x, y, categorical_feature=[0]), num_boost_round=3)
+    assert TreeArrays.parse(categorical.model_to_string()) is None
+    three = lgb.train(params | {"objective": "multiclass", "num_class": 3}, lgb.Dataset(x, x[:, 0] % 3),
+                      num_boost_round=2)
+    assert TreeArrays.parse(three.model_to_string()) is None
+    trees = BlockTrees(categorical.model_to_string())
+    assert trees.flat is None and trees.booster is not None
+    with pytest.raises(ValueError, match="inputs"):
+        TreeArrays.parse(lgb.train(params, lgb.Dataset(x, y), num_boost_round=2).model_to_string()).predict(x[:, :1])
+
+
+def test_arrays_that_point_outside_their_tree_are_refused():
+    import dataclasses
+
+    flat = BlockNetModel.load("default").trees.flat
+    x = np.zeros((3, flat.n_features), np.float32)
+    left = flat.left.copy()
+    left[5] = 10_000                                   # a child past its tree's nodes
+    feature = flat.feature.copy()
+    feature[0] = flat.n_features                       # a feature past the row
+    for broken in (dataclasses.replace(flat, left=left), dataclasses.replace(flat, feature=feature)):
+        with pytest.raises(ValueError, match="outside"):
+            broken.predict(x)
+    with pytest.raises(ValueError, match="inconsistent"):
+        dataclasses.replace(flat, threshold=flat.threshold[:-1]).predict(x)

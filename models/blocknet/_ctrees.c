@@ -1,0 +1,194 @@
+/* BlockNet's trees predicted in C (`pagesieve.models.blocknet.trees`): LightGBM's raw score of a dense float32
+ * matrix, from the trees of a LightGBM text model laid out as flat arrays (`trees.TreeArrays`).
+ *
+ * It follows LightGBM 4's prediction step for step, so the scores are LightGBM's to the last bit: each row's
+ * float32 values become doubles, those within 1e-35f of zero become 0.0 (LightGBM's dense-row reader keeps only
+ * the others), each tree is walked with LightGBM's numerical decision (a NaN is 0.0 unless the node's missing type
+ * is NaN; a node whose missing type is Zero or NaN sends a zero or a NaN its default way; otherwise `value <=
+ * threshold` goes left), and the leaf values are summed in double, tree by tree in order, from 0.0. Categorical
+ * splits and linear trees are not handled: `trees.py` leaves such a model to LightGBM.
+ *
+ * Against LightGBM's own predict on one page's few dozen rows, it saves the call's setup and the conversion of each
+ * row to (index, value) pairs, and a worker need not import LightGBM (and SciPy) at all.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+
+#define ZERO_THRESHOLD ((double)1e-35f)       /* LightGBM's kZeroThreshold */
+#define DEFAULT_LEFT 2
+#define MISSING_ZERO 1
+#define MISSING_NAN 2
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} Buffer;
+
+static int take(Buffer *b, PyObject *obj, Py_ssize_t itemsize, const char *name, int writable) {
+    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
+    b->held = 1;
+    if (b->view.itemsize != itemsize || b->view.len % itemsize) {
+        PyErr_Format(PyExc_ValueError, "predict: %s must hold %zd-byte items", name, itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+static void release(Buffer *b) {
+    if (b->held) PyBuffer_Release(&b->view);
+    b->held = 0;
+}
+
+static inline int32_t next_node(double value, int32_t node, const int32_t *left, const int32_t *right,
+                                const double *threshold, const uint8_t *decision) {
+    uint8_t missing = (decision[node] >> 2) & 3;
+    if (isnan(value) && missing != MISSING_NAN) value = 0.0;
+    if ((missing == MISSING_ZERO && value >= -ZERO_THRESHOLD && value <= ZERO_THRESHOLD)
+        || (missing == MISSING_NAN && isnan(value)))
+        return (decision[node] & DEFAULT_LEFT) ? left[node] : right[node];
+    return value <= threshold[node] ? left[node] : right[node];
+}
+
+/* The walk of a model whose nodes all have missing type None (LightGBM's default without NaN in training): a value
+ * is a NaN-free double once read (NaN -> 0.0), and a node's decision is `value <= threshold` alone. Rows go in chunks
+ * of CHUNK, read into doubles once per chunk, and each tree walks LANES rows side by side, so that the CPU overlaps
+ * their chains of dependent loads and branches; each row's leaf values are still summed tree by tree, in order. */
+#define CHUNK 64
+#define LANES 8
+
+static int plain_walk(const float *x, Py_ssize_t n_rows, Py_ssize_t n_features, Py_ssize_t n_trees,
+                      const int32_t *node_start, const int32_t *leaf_start, const int32_t *feature,
+                      const double *threshold, const int32_t *left, const int32_t *right, const double *leaf_value,
+                      double *out) {
+    double *values = PyMem_Malloc((size_t)CHUNK * (size_t)n_features * sizeof(double));
+    if (values == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t r0 = 0; r0 < n_rows; r0 += CHUNK) {
+        Py_ssize_t rows = n_rows - r0 < CHUNK ? n_rows - r0 : CHUNK;
+        for (Py_ssize_t i = 0; i < rows * n_features; i++) {
+            double v = (double)x[r0 * n_features + i];
+            values[i] = (isnan(v) || fabs(v) <= ZERO_THRESHOLD) ? 0.0 : v;
+        }
+        for (Py_ssize_t r = 0; r < rows; r++) out[r0 + r] = 0.0;
+        for (Py_ssize_t t = 0; t < n_trees; t++) {
+            int32_t base = node_start[t];
+            const double *leaves = leaf_value + leaf_start[t];
+            if (base == node_start[t + 1]) {                  /* one leaf: no split */
+                for (Py_ssize_t r = 0; r < rows; r++) out[r0 + r] += leaves[0];
+                continue;
+            }
+            const int32_t *tf = feature + base, *tl = left + base, *tr = right + base;
+            const double *tt = threshold + base;
+            for (Py_ssize_t j0 = 0; j0 < rows; j0 += LANES) {
+                int lanes = rows - j0 < LANES ? (int)(rows - j0) : LANES;
+                int32_t node[LANES] = {0};
+                int active = 1;
+                while (active) {
+                    active = 0;
+                    for (int j = 0; j < lanes; j++) {
+                        int32_t k = node[j];
+                        if (k < 0) continue;
+                        double v = values[(j0 + j) * n_features + tf[k]];
+                        node[j] = v <= tt[k] ? tl[k] : tr[k];
+                        active |= node[j] >= 0;
+                    }
+                }
+                for (int j = 0; j < lanes; j++) out[r0 + j0 + j] += leaves[~node[j]];
+            }
+        }
+    }
+    PyMem_Free(values);
+    return 0;
+}
+
+/* predict(feature, threshold, decision, left, right, leaf_value, node_start, leaf_start, x, n_features, out) */
+static PyObject *predict(PyObject *module, PyObject *args) {
+    PyObject *objs[11];
+    Py_ssize_t n_features;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOnO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
+                          &objs[6], &objs[7], &objs[8], &n_features, &objs[10]))
+        return NULL;
+    static const char *names[] = {"feature", "threshold", "decision", "left", "right", "leaf_value", "node_start",
+                                  "leaf_start", "x", NULL, "out"};
+    static const Py_ssize_t sizes[] = {4, 8, 1, 4, 4, 8, 4, 4, 4, 0, 8};
+    Buffer b[11] = {{0}};
+    PyObject *result = NULL;
+    for (int i = 0; i < 11; i++) {
+        if (i == 9) continue;
+        if (take(&b[i], objs[i], sizes[i], names[i], i == 10) < 0) goto done;
+    }
+    const int32_t *feature = b[0].view.buf, *left = b[3].view.buf, *right = b[4].view.buf;
+    const int32_t *node_start = b[6].view.buf, *leaf_start = b[7].view.buf;
+    const double *threshold = b[1].view.buf, *leaf_value = b[5].view.buf;
+    const uint8_t *decision = b[2].view.buf;
+    const float *x = b[8].view.buf;
+    double *out = b[10].view.buf;
+    Py_ssize_t n_nodes = b[0].view.len / 4, n_leaves = b[5].view.len / 8, n_trees = b[6].view.len / 4 - 1;
+    Py_ssize_t n_rows = n_features > 0 ? b[8].view.len / 4 / n_features : 0;
+    if (b[1].view.len / 8 != n_nodes || b[2].view.len != n_nodes || b[3].view.len / 4 != n_nodes
+        || b[4].view.len / 4 != n_nodes || b[7].view.len / 4 != n_trees + 1 || n_trees < 0 || n_features <= 0
+        || n_rows * n_features * 4 != b[8].view.len || b[10].view.len / 8 != n_rows) {
+        PyErr_SetString(PyExc_ValueError, "predict: arrays of inconsistent sizes");
+        goto done;
+    }
+    /* every index the walk can read, checked once: the walk itself runs unchecked */
+    int all_plain = 1;                  /* no node with missing type Zero or NaN: the fast walk applies */
+    for (Py_ssize_t k = 0; k < n_nodes; k++)
+        if ((decision[k] >> 2) & 3) all_plain = 0;
+    for (Py_ssize_t t = 0; t < n_trees; t++) {
+        int32_t n0 = node_start[t], n1 = node_start[t + 1], l0 = leaf_start[t], l1 = leaf_start[t + 1];
+        if (n0 < 0 || n1 < n0 || n1 > n_nodes || l0 < 0 || l1 <= l0 || l1 > n_leaves || l1 - l0 != n1 - n0 + 1) {
+            PyErr_SetString(PyExc_ValueError, "predict: a tree's nodes or leaves lie outside the arrays");
+            goto done;
+        }
+        for (int32_t k = n0; k < n1; k++) {
+            int32_t children[2] = {left[k], right[k]};
+            if (feature[k] < 0 || feature[k] >= n_features) goto bad_node;
+            for (int c = 0; c < 2; c++)
+                if ((children[c] >= 0 && children[c] >= n1 - n0) || (children[c] < 0 && ~children[c] >= l1 - l0))
+                    goto bad_node;
+        }
+    }
+    if (all_plain) {
+        if (plain_walk(x, n_rows, n_features, n_trees, node_start, leaf_start, feature, threshold, left, right,
+                       leaf_value, out) < 0)
+            goto done;
+    } else {
+        for (Py_ssize_t r = 0; r < n_rows; r++) {
+            const float *row = x + r * n_features;
+            double sum = 0.0;
+            for (Py_ssize_t t = 0; t < n_trees; t++) {
+                int32_t base = node_start[t], node = base < node_start[t + 1] ? 0 : -1;   /* one leaf: no split */
+                while (node >= 0) {
+                    double value = (double)row[feature[base + node]];
+                    if (fabs(value) <= ZERO_THRESHOLD) value = 0.0;     /* NaN stays NaN */
+                    node = next_node(value, node, left + base, right + base, threshold + base, decision + base);
+                }
+                sum += leaf_value[leaf_start[t] + ~node];
+            }
+            out[r] = sum;
+        }
+    }
+    result = Py_NewRef(Py_None);
+    goto done;
+bad_node:
+    PyErr_SetString(PyExc_ValueError, "predict: a node reads a feature or a child outside its tree");
+done:
+    for (int i = 0; i < 11; i++) release(&b[i]);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"predict", predict, METH_VARARGS,
+     "predict(feature, threshold, decision, left, right, leaf_value, node_start, leaf_start, x, n_features, out): "
+     "LightGBM's raw scores of the rows of x (float32, n_features per row) into out (float64)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_ctrees", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__ctrees(void) { return PyModule_Create(&module); }
