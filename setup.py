@@ -21,10 +21,11 @@ for sub, folder in ROOTS.items():
 
 def _extensions() -> list[Extension]:
     """The Web2Text Collapsed DOM walk in C (docs/performance.md#the-collapsed-dom-walk-in-c), py3langid's feature
-    walk (models/page/_clangid.c) and BlockNet's trees' prediction (models/blocknet/_ctrees.c). Optional: without
-    gcc (or lxml's headers, for the walk) the build goes on and the Python versions run (models/page/native.py)."""
+    walk (models/page/_clangid.c), the context's class and id words (models/page/_cwords.c) and BlockNet's trees'
+    prediction (models/blocknet/_ctrees.c). Optional: without gcc (or lxml's headers, for the walk) the build goes on
+    and the Python versions (LightGBM, for the trees) run (models/page/native.py)."""
     plain = [Extension(f"pagesieve.models.{name}", [f"models/{name.replace('.', '/')}.c"], extra_compile_args=["-O2"],
-                       optional=True) for name in ("page._clangid", "blocknet._ctrees")]
+                       optional=True) for name in ("page._clangid", "page._cwords", "blocknet._ctrees")]
     try:
         import lxml  # the build requirement (pyproject.toml); its wheel ships etree.h and libxml2's headers
     except ImportError:
