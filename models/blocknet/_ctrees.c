@@ -1,5 +1,6 @@
-/* BlockNet's trees predicted in C (`pagesieve.models.blocknet.trees`): LightGBM's raw score of a dense float32
- * matrix, from the trees of a LightGBM text model laid out as flat arrays (`trees.TreeArrays`).
+/* BlockNet's trees predicted in C (`pagesieve.models.blocknet.trees`): their inputs (`context_inputs`), and
+ * LightGBM's raw score of a dense float32 matrix from the trees of a LightGBM text model laid out as flat arrays
+ * (`trees.TreeArrays`).
  *
  * It follows LightGBM 4's prediction step for step, so the scores are LightGBM's to the last bit: each row's
  * float32 values become doubles, those within 1e-35f of zero become 0.0 (LightGBM's dense-row reader keeps only
@@ -182,10 +183,88 @@ done:
     return result;
 }
 
+/* context_inputs(x, rows, radii, out): `trees.context_inputs` but its last column (log(1 + n), left to numpy's
+ * log1p): for each row r of `rows`, x[r], the means of x over rows r - k .. r + k for each radius k (cut at the
+ * page's ends) and the mean over the page. The sums are numpy's: one running sum per column in double, row by row
+ * from the first, and a window's mean is (sum to its end - sum to its start) / its rows, in double, then rounded
+ * to float32; the same operations in the same order, so the same floats. */
+static PyObject *context_inputs(PyObject *module, PyObject *args) {
+    PyObject *objs[4];
+    if (!PyArg_ParseTuple(args, "OOOO", &objs[0], &objs[1], &objs[2], &objs[3])) return NULL;
+    static const char *names[] = {"x", "rows", "radii", "out"};
+    static const Py_ssize_t sizes[] = {4, 8, 8, 4};
+    Buffer b[4] = {{0}};
+    PyObject *result = NULL;
+    double *sums = NULL;
+    for (int i = 0; i < 4; i++)
+        if (take(&b[i], objs[i], sizes[i], names[i], i == 3) < 0) goto done;
+    if (b[0].view.ndim != 2 || b[3].view.ndim != 2) {
+        PyErr_SetString(PyExc_ValueError, "context_inputs: x and out must be 2-d");
+        goto done;
+    }
+    Py_ssize_t n = b[0].view.shape[0], f = b[0].view.shape[1];
+    Py_ssize_t m = b[1].view.len / 8, n_radii = b[2].view.len / 8;
+    const float *x = b[0].view.buf;
+    const int64_t *rows = b[1].view.buf, *radii = b[2].view.buf;
+    float *out = b[3].view.buf;
+    Py_ssize_t width = f * (2 + n_radii) + 1;
+    if (b[3].view.shape[0] != m || b[3].view.shape[1] != width) {
+        PyErr_SetString(PyExc_ValueError, "context_inputs: out must be (rows, F * (2 + radii) + 1)");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < m; i++)
+        if (rows[i] < 0 || rows[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "context_inputs: a row outside the page");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < n_radii; k++)
+        if (radii[k] < 0) {
+            PyErr_SetString(PyExc_ValueError, "context_inputs: a negative radius");
+            goto done;
+        }
+    sums = PyMem_Malloc((size_t)(n + 1) * (size_t)(f ? f : 1) * sizeof(double));
+    if (sums == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < f; j++) sums[j] = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *above = sums + i * f;
+        double *row = sums + (i + 1) * f;
+        const float *xi = x + i * f;
+        for (Py_ssize_t j = 0; j < f; j++) row[j] = above[j] + (double)xi[j];
+    }
+    double pages = (double)(n > 1 ? n : 1);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        Py_ssize_t r = (Py_ssize_t)rows[i];
+        float *o = out + i * width;
+        const float *xr = x + r * f;
+        for (Py_ssize_t j = 0; j < f; j++) o[j] = xr[j];
+        for (Py_ssize_t k = 0; k < n_radii; k++) {
+            Py_ssize_t lo = r - radii[k] > 0 ? r - radii[k] : 0, hi = r + radii[k] + 1 < n ? r + radii[k] + 1 : n;
+            const double *s_lo = sums + lo * f, *s_hi = sums + hi * f;
+            double span = (double)(hi - lo);
+            float *ok = o + (k + 1) * f;
+            for (Py_ssize_t j = 0; j < f; j++) ok[j] = (float)((s_hi[j] - s_lo[j]) / span);
+        }
+        const double *total = sums + n * f;
+        float *op = o + (n_radii + 1) * f;
+        for (Py_ssize_t j = 0; j < f; j++) op[j] = (float)(total[j] / pages);
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(sums);
+    for (int i = 0; i < 4; i++) release(&b[i]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"predict", predict, METH_VARARGS,
      "predict(feature, threshold, decision, left, right, leaf_value, node_start, leaf_start, x, n_features, out): "
      "LightGBM's raw scores of the rows of x (float32, n_features per row) into out (float64)."},
+    {"context_inputs", context_inputs, METH_VARARGS,
+     "context_inputs(x, rows, radii, out): trees.context_inputs of the rows (int64) of x (float32) into out "
+     "(float32), all but its last column."},
     {NULL, NULL, 0, NULL},
 };
 

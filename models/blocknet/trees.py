@@ -39,20 +39,29 @@ def context_inputs(x: np.ndarray, rows: np.ndarray | None = None, radii: Sequenc
     mask `rows` is set (default all): the inputs, their means over the blocks within +-r (cut at the page's ends),
     their means over the page, and log(1 + n). Each row is the same whichever rows are asked for."""
     n = len(x)
+    at = np.arange(n, dtype=np.int64) if rows is None else np.flatnonzero(rows).astype(np.int64)
+    out = np.empty((len(at), x.shape[1] * (2 + len(radii)) + 1), np.float32)
+    if _ctrees is not None and x.dtype == np.float32:          # the same floats, ~5x faster
+        _ctrees.context_inputs(np.ascontiguousarray(x), at, np.asarray(radii, dtype=np.int64), out)
+    else:
+        _numpy_context_inputs(x, at, radii, out)
+    out[:, -1] = np.log1p(n)
+    return out
+
+
+def _numpy_context_inputs(x: np.ndarray, at: np.ndarray, radii: Sequence[int], out: np.ndarray) -> None:
+    """`context_inputs` but the last column, in numpy (where the C extension is not built)."""
+    n = len(x)
     sums = np.zeros((n + 1, x.shape[1]))
     sums[1:] = x
     # in place on the float64 copy: the same sums as np.cumsum(x, axis=0) in the same order, twice as fast (numpy
     # casts float32 to float64 in small buffers when it accumulates and casts at once)
     np.add.accumulate(sums[1:], axis=0, out=sums[1:])
-    at = np.arange(n) if rows is None else np.flatnonzero(rows)
-    out = np.empty((len(at), x.shape[1] * (2 + len(radii)) + 1), np.float32)
     out[:, : x.shape[1]] = x[at]
     for k, r in enumerate(radii, start=1):
         lo, hi = np.maximum(at - r, 0), np.minimum(at + r + 1, n)
         out[:, k * x.shape[1] : (k + 1) * x.shape[1]] = (sums[hi] - sums[lo]) / (hi - lo)[:, None]
     out[:, -1 - x.shape[1] : -1] = sums[n] / max(n, 1)
-    out[:, -1] = np.log1p(n)
-    return out
 
 
 def unsure_blocks(network: np.ndarray, gate: float) -> np.ndarray:

@@ -193,3 +193,22 @@ def test_arrays_that_point_outside_their_tree_are_refused():
             broken.predict(x)
     with pytest.raises(ValueError, match="inconsistent"):
         dataclasses.replace(flat, threshold=flat.threshold[:-1]).predict(x)
+
+
+def test_the_c_context_inputs_are_numpys_floats(pages):
+    # the C sums and means (models/blocknet/_ctrees.c) against the numpy ones they replace, float for float
+    assert trees_module._ctrees is not None, "_ctrees is not built: pip install -e ."
+    rng = np.random.default_rng(3)
+    cases = [p.inputs for p in pages] + [rng.normal(size=(n, 7)).astype(np.float32) * 1e3 for n in (0, 1, 2, 17)]
+    for x in cases:
+        for rows in (None, rng.random(len(x)) < 0.3):
+            for radii in ((2, 8), (), (0, 40)):
+                out = context_inputs(x, rows, radii)
+                at = np.arange(len(x)) if rows is None else np.flatnonzero(rows)
+                numpy = np.empty_like(out)
+                trees_module._numpy_context_inputs(x, at, radii, numpy)
+                numpy[:, -1] = np.log1p(len(x))
+                assert np.array_equal(out, numpy)
+    with pytest.raises(ValueError, match="outside"):
+        trees_module._ctrees.context_inputs(cases[0], np.array([len(cases[0])]), np.array([2]),
+                                            np.empty((1, cases[0].shape[1] * 3 + 1), np.float32))
