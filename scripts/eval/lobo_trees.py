@@ -10,8 +10,10 @@ on the `fit` and `validation` parts of the other pools and the listing pages, as
 --add-pools listings` trains the network, and their raw scores of the left-out pool's blocks are written as
 `TREES_DIR/k<R>/<pool>.npz`, laid out as `run --logits` writes the network's, after R rounds for every R of `--at`
 and `--rounds` (the first R trees of one model are the model R rounds would train); the fold's model is
-`TREES_DIR/<pool>.txt`. `blend`: the network's left-out logits (`lobo_blocknet.py run --logits`) with their gated
-mean with the trees' (`gated_mean`, what the method runs), as a folder that `lobo_blocknet.py ensemble` scores.
+`TREES_DIR/<pool>.txt`. `--extra` and `--add-pools` choose the inputs and training-only sources as `lobo_blocknet.py
+run` does (`--extra stop,peers --add-pools ''`: the blend method's set-up). `blend`: the network's left-out logits
+(`lobo_blocknet.py run --logits`) with their gated mean with the trees' (`gated_mean`, what the method runs), as a
+folder that `lobo_blocknet.py ensemble` scores.
 About 1-2 minutes a fold on two threads at 150 rounds.
 """
 
@@ -40,12 +42,13 @@ from pagesieve.models.blocknet.trees import (  # noqa: E402
 PARTS = ("fit", "validation")
 
 
-def fold(cache: Path, left_out: str, out: Path, recipe: TreeRecipe, at: list[int], seed: int) -> None:
+def fold(cache: Path, left_out: str, out: Path, recipe: TreeRecipe, at: list[int], seed: int,
+         extras: tuple[str, ...] = ("stop",), added: tuple[str, ...] = tuple(ADDED_SOURCES)) -> None:
     pages = []
-    for name in (*POOLS, *ADDED_SOURCES):
+    for name in (*POOLS, *added):
         if name == left_out:
             continue
-        pool = CachedPool(cache, name, ("stop",))
+        pool = CachedPool(cache, name, extras)
         for i in pool.indices(PARTS):
             x, y, w = pool.page(i)
             if w.sum() > 0:
@@ -54,7 +57,7 @@ def fold(cache: Path, left_out: str, out: Path, recipe: TreeRecipe, at: list[int
     network = Recipe()
     trees = train_trees(pages, recipe, seed, network.pool_weights, network.crop)
     (out / f"{left_out}.txt").write_text(trees.text)
-    pool = CachedPool(cache, left_out, ("stop",))
+    pool = CachedPool(cache, left_out, extras)
     scored = pool.indices(PARTS)
     inputs = [pool.page(i)[0] for i in scored]
     x = np.concatenate([context_inputs(page) for page in inputs])
@@ -90,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=TreeRecipe().rounds)
     ap.add_argument("--at", default="", help="run: comma-separated smaller round counts to score as well")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--extra", default="stop",
+                    help="run: the inputs, as lobo_blocknet.py run --extra (stop,peers: blend's model)")
+    ap.add_argument("--add-pools", default=",".join(ADDED_SOURCES),
+                    help="run: training-only sources, as lobo_blocknet.py run --add-pools ('' for none, as blend)")
     ap.add_argument("--gate", type=float, default=TreeRecipe().gate)
     args = ap.parse_args(argv)
     if args.command == "blend":
@@ -103,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     at = sorted({int(r) for r in args.at.split(",") if r} | {args.rounds})
     for pool in args.pools.split(","):
-        fold(args.cache, pool, out, TreeRecipe(rounds=args.rounds), at, args.seed)
+        fold(args.cache, pool, out, TreeRecipe(rounds=args.rounds), at, args.seed,
+             tuple(e for e in args.extra.split(",") if e), tuple(p for p in args.add_pools.split(",") if p))
     return 0
 
 
