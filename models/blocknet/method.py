@@ -211,7 +211,8 @@ class Cascade(BlockNet):
         if self.peers is not None:
             raise ValueError(f"cascade.model {self.settings.model!r} reads the peers' votes: the first pass must be "
                              "a BlockNet model (blend's goes in cascade.blend_model)")
-        self.blend = BlockNetModel.load(self.settings.blend_model).to(self.device)
+        # `trees` for both passes: the cascade's routing and its measures are of the two networks alone
+        self.blend = BlockNetModel.load(self.settings.blend_model, trees=self.settings.trees).to(self.device)
         _require_peer_inputs(self.blend, "cascade.blend_model", self.settings.blend_model)
         self.votes = PeerVotes(INPUT_PEERS[self.blend.inputs])
         self.blended_pages = 0         # pages this instance sent to blend (read by tests; no report shows it yet)

@@ -52,7 +52,7 @@ class BlendSettings(BlockNetSettings):
     conf_name = "blend"
 
     model: str = "blend"
-    unsure: float = 0.5          # blend's model already reads the three peers' votes: the peer reads hidden text only
+    unsure: float = 0.22         # as blocknet's: left out, blend gains from the second opinion too
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,7 @@ class CascadeSettings(BlockNetSettings):
 
     blend_model: str = "blend"
     unsure_peer: str = ""        # the unsure pages get blend's labels instead
-    trees: bool = False          # the routing was chosen on the network's logits alone
+    trees: bool = False          # both passes: the routing was chosen on the networks' logits alone
 
     def __post_init__(self) -> None:
         BlockNetSettings.__post_init__(self)

@@ -328,18 +328,20 @@ def test_the_packaged_models_cards_say_what_each_trained_on():
         assert set(BlockNetModel.load(name).meta["trained_on"]) == every_part
 
 
-def test_the_default_model_carries_its_trees_and_the_blend_models_do_not():
-    default = BlockNetModel.load("default")
-    assert default.trees is not None and default.meta["trees"]["rounds"] == 150 and default.trees.gate == 2.0
-    assert default.trees.booster.num_trees() == 150
-    for name in ("blend", "blend-lite"):
-        assert BlockNetModel.load(name).trees is None
+def test_the_default_and_blend_models_carry_their_trees_and_blend_lite_does_not():
+    for name in ("default", "blend"):
+        model = BlockNetModel.load(name)
+        assert model.trees is not None and model.meta["trees"]["rounds"] == 150 and model.trees.gate == 2.0
+        assert model.trees.booster.num_trees() == 150
+        assert model.trees.flat.n_features == len(model.mean) * 4 + 1      # the trees read the model's own inputs
+    assert BlockNetModel.load("blend-lite").trees is None
 
 
 def test_trees_false_runs_the_network_alone():
     assert build_method("blocknet", {"trees": False}).model.trees is None
     assert build_method("blocknet").model.trees is not None
-    assert build_method("cascade").model.trees is None       # its routing was chosen on the network alone
+    cascade = build_method("cascade")                          # its routing was chosen on the networks alone
+    assert cascade.model.trees is None and cascade.blend.trees is None
 
 
 def test_without_trees_lightgbm_is_never_imported():

@@ -82,8 +82,8 @@ def test_settings_are_checked():
         build_method("blocknet", {"unsure_peer": "nosuch"})
     with pytest.raises(ConfigError, match="unsure"):
         build_method("blocknet", {"unsure": -0.1})
-    blend = build_method("blend", {"device": "cpu"})      # the peer reads app shells only
-    assert (blend.unsure_peer.name, blend.settings.unsure) == ("resiliparse", 0.5)
+    blend = build_method("blend", {"device": "cpu"})      # blend's unsure pages get the peer's text, as blocknet's
+    assert (blend.unsure_peer.name, blend.settings.unsure) == ("resiliparse", 0.22)
     assert build_method("blocknet", {"device": "cpu", "unsure_peer": "trafilatura"}).unsure_peer.name == "trafilatura"
 
 

@@ -18,9 +18,9 @@ def pages(dragnet_pages):
 @pytest.fixture(scope="module")
 def alone(pages):
     """Each page by blocknet and by blend, and blocknet's uncertainty on it."""
-    # the first pass: the network alone (cascade.trees = false), its own text
+    # both passes: the networks alone (cascade.trees = false), their own text (no second opinion)
     blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": "", "trees": False})
-    blend = build_method("blend", {"device": "cpu"})
+    blend = build_method("blend", {"device": "cpu", "unsure_peer": "", "trees": False})
     out = []
     for page in pages:
         blocks_inputs = blocknet.batch_inputs(page)
