@@ -235,6 +235,22 @@ def remove_worktree(path: Path) -> None:
     subprocess.run(["git", "-C", str(REPO), "worktree", "prune"], capture_output=True)
 
 
+def build_extensions(root: Path) -> None:
+    """Build a tree's optional C extensions in place (`setup.py build_ext --inplace`), as `pip install -e .` does for
+    this checkout: without them a revision since 2026-11-27 runs its slower Python fallbacks, and a speed comparison
+    with this checkout would measure those. A tree without extensions, or whose build fails (they are optional), is
+    left as it is."""
+    setup = root / "setup.py"
+    if not setup.exists() or "ext_modules" not in setup.read_text(encoding="utf-8"):
+        return
+    done = subprocess.run([python(), "setup.py", "-q", "build_ext", "--inplace"], cwd=root, capture_output=True,
+                          text=True)
+    if done.returncode:
+        logging.getLogger("compare_documents").warning(
+            "%s: its C extensions did not build; it runs its Python fallbacks (%s)", root,
+            done.stderr.strip().splitlines()[-1:] or "")
+
+
 def tree_from_worktree(label: str, root: Path, rev: str, shim_parent: Path, threads: int | None = None) -> Tree:
     """A tree run as `python -m <CLI module>` with PYTHONPATH and cwd at `root`, checked by a probe.
 
@@ -255,6 +271,7 @@ def tree_from_worktree(label: str, root: Path, rev: str, shim_parent: Path, thre
     Raises:
         RuntimeError: if the tree's code cannot be isolated.
     """
+    build_extensions(root)
     module = cli_module(root)
     names = [*package_names(root), module]
     env = base_env(threads) | {"PYTHONPATH": str(root)}
