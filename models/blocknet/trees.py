@@ -145,8 +145,10 @@ class TreeArrays:
     @classmethod
     def parse(cls, model_text: str) -> TreeArrays | None:
         """The arrays of a single-output LightGBM model, or None for one the C walk does not follow (categorical
-        splits, linear trees, several classes, averaged outputs): LightGBM predicts those."""
-        header, _, body = model_text.partition("\nTree=")
+        splits, linear trees, several classes, averaged outputs, no tree at all): LightGBM predicts those."""
+        header, found, body = model_text.partition("\nTree=")
+        if not found:
+            return None
         fields = dict(line.split("=", 1) for line in header.splitlines() if "=" in line)
         if (fields.get("num_class") != "1" or fields.get("num_tree_per_iteration") != "1"
                 or "average_output" in header.split() or "max_feature_idx" not in fields):

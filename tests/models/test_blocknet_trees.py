@@ -173,6 +173,7 @@ def test_models_the_c_walk_does_not_follow_are_left_to_lightgbm():
     three = lgb.train(params | {"objective": "multiclass", "num_class": 3}, lgb.Dataset(x, x[:, 0] % 3),
                       num_boost_round=2)
     assert TreeArrays.parse(three.model_to_string()) is None
+    assert TreeArrays.parse("tree\nnum_class=1\nnum_tree_per_iteration=1\nmax_feature_idx=1\n\nend of trees\n") is None
     trees = BlockTrees(categorical.model_to_string())
     assert trees.flat is None and trees.booster is not None
     with pytest.raises(ValueError, match="inputs"):
