@@ -16,6 +16,7 @@
 #include <Python.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ZERO_THRESHOLD ((double)1e-35f)       /* LightGBM's kZeroThreshold */
 #define DEFAULT_LEFT 2
@@ -106,80 +107,138 @@ static int plain_walk(const float *x, Py_ssize_t n_rows, Py_ssize_t n_features, 
     return 0;
 }
 
-/* predict(feature, threshold, decision, left, right, leaf_value, node_start, leaf_start, x, n_features, out) */
-static PyObject *predict(PyObject *module, PyObject *args) {
-    PyObject *objs[11];
-    Py_ssize_t n_features;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOnO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
-                          &objs[6], &objs[7], &objs[8], &n_features, &objs[10]))
-        return NULL;
+/* The trees' arrays (`trees.TreeArrays`), borrowed from Python for one call. */
+typedef struct {
+    Buffer b[8];
+    const int32_t *feature, *left, *right, *node_start, *leaf_start;
+    const double *threshold, *leaf_value;
+    const uint8_t *decision;
+    Py_ssize_t n_nodes, n_leaves, n_trees, n_features;
+} Trees;
+
+static void release_trees(Trees *t) {
+    for (int i = 0; i < 8; i++) release(&t->b[i]);
+}
+
+/* Borrow the eight arrays (feature, threshold, decision, left, right, leaf_value, node_start, leaf_start) and check
+ * that their sizes agree: O(1). */
+static int take_trees(Trees *t, PyObject **objs, Py_ssize_t n_features, const char *caller) {
     static const char *names[] = {"feature", "threshold", "decision", "left", "right", "leaf_value", "node_start",
-                                  "leaf_start", "x", NULL, "out"};
-    static const Py_ssize_t sizes[] = {4, 8, 1, 4, 4, 8, 4, 4, 4, 0, 8};
-    Buffer b[11] = {{0}};
+                                  "leaf_start"};
+    static const Py_ssize_t sizes[] = {4, 8, 1, 4, 4, 8, 4, 4};
+    for (int i = 0; i < 8; i++)
+        if (take(&t->b[i], objs[i], sizes[i], names[i], 0) < 0) return -1;
+    t->feature = t->b[0].view.buf;
+    t->threshold = t->b[1].view.buf;
+    t->decision = t->b[2].view.buf;
+    t->left = t->b[3].view.buf;
+    t->right = t->b[4].view.buf;
+    t->leaf_value = t->b[5].view.buf;
+    t->node_start = t->b[6].view.buf;
+    t->leaf_start = t->b[7].view.buf;
+    t->n_nodes = t->b[0].view.len / 4;
+    t->n_leaves = t->b[5].view.len / 8;
+    t->n_trees = t->b[6].view.len / 4 - 1;
+    t->n_features = n_features;
+    if (t->b[1].view.len / 8 != t->n_nodes || t->b[2].view.len != t->n_nodes || t->b[3].view.len / 4 != t->n_nodes
+        || t->b[4].view.len / 4 != t->n_nodes || t->b[7].view.len / 4 != t->n_trees + 1 || t->n_trees < 0
+        || n_features <= 0) {
+        PyErr_Format(PyExc_ValueError, "%s: arrays of inconsistent sizes", caller);
+        return -1;
+    }
+    return 0;
+}
+
+/* check(feature, threshold, decision, left, right, leaf_value, node_start, leaf_start, n_features): whether every
+ * index the walk can read lies inside its tree and the row (a ValueError if not), and then whether every node has
+ * missing type None (the fast walk applies). `TreeArrays` calls it once, on arrays it then keeps read-only, so
+ * that `predict` need not check them on every page. */
+static PyObject *check(PyObject *module, PyObject *args) {
+    PyObject *objs[8];
+    Py_ssize_t n_features;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOn", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5], &objs[6],
+                          &objs[7], &n_features))
+        return NULL;
+    Trees t;
+    memset(&t, 0, sizeof(t));
     PyObject *result = NULL;
-    for (int i = 0; i < 11; i++) {
-        if (i == 9) continue;
-        if (take(&b[i], objs[i], sizes[i], names[i], i == 10) < 0) goto done;
-    }
-    const int32_t *feature = b[0].view.buf, *left = b[3].view.buf, *right = b[4].view.buf;
-    const int32_t *node_start = b[6].view.buf, *leaf_start = b[7].view.buf;
-    const double *threshold = b[1].view.buf, *leaf_value = b[5].view.buf;
-    const uint8_t *decision = b[2].view.buf;
-    const float *x = b[8].view.buf;
-    double *out = b[10].view.buf;
-    Py_ssize_t n_nodes = b[0].view.len / 4, n_leaves = b[5].view.len / 8, n_trees = b[6].view.len / 4 - 1;
-    Py_ssize_t n_rows = n_features > 0 ? b[8].view.len / 4 / n_features : 0;
-    if (b[1].view.len / 8 != n_nodes || b[2].view.len != n_nodes || b[3].view.len / 4 != n_nodes
-        || b[4].view.len / 4 != n_nodes || b[7].view.len / 4 != n_trees + 1 || n_trees < 0 || n_features <= 0
-        || n_rows * n_features * 4 != b[8].view.len || b[10].view.len / 8 != n_rows) {
-        PyErr_SetString(PyExc_ValueError, "predict: arrays of inconsistent sizes");
-        goto done;
-    }
-    /* every index the walk can read, checked once: the walk itself runs unchecked */
-    int all_plain = 1;                  /* no node with missing type Zero or NaN: the fast walk applies */
-    for (Py_ssize_t k = 0; k < n_nodes; k++)
-        if ((decision[k] >> 2) & 3) all_plain = 0;
-    for (Py_ssize_t t = 0; t < n_trees; t++) {
-        int32_t n0 = node_start[t], n1 = node_start[t + 1], l0 = leaf_start[t], l1 = leaf_start[t + 1];
-        if (n0 < 0 || n1 < n0 || n1 > n_nodes || l0 < 0 || l1 <= l0 || l1 > n_leaves || l1 - l0 != n1 - n0 + 1) {
-            PyErr_SetString(PyExc_ValueError, "predict: a tree's nodes or leaves lie outside the arrays");
+    if (take_trees(&t, objs, n_features, "check") < 0) goto done;
+    int all_plain = 1;
+    for (Py_ssize_t k = 0; k < t.n_nodes; k++)
+        if ((t.decision[k] >> 2) & 3) all_plain = 0;
+    for (Py_ssize_t i = 0; i < t.n_trees; i++) {
+        int32_t n0 = t.node_start[i], n1 = t.node_start[i + 1], l0 = t.leaf_start[i], l1 = t.leaf_start[i + 1];
+        if (n0 < 0 || n1 < n0 || n1 > t.n_nodes || l0 < 0 || l1 <= l0 || l1 > t.n_leaves || l1 - l0 != n1 - n0 + 1) {
+            PyErr_SetString(PyExc_ValueError, "check: a tree's nodes or leaves lie outside the arrays");
             goto done;
         }
         for (int32_t k = n0; k < n1; k++) {
-            int32_t children[2] = {left[k], right[k]};
-            if (feature[k] < 0 || feature[k] >= n_features) goto bad_node;
+            int32_t children[2] = {t.left[k], t.right[k]};
+            int bad = t.feature[k] < 0 || t.feature[k] >= n_features;
             for (int c = 0; c < 2; c++)
-                if ((children[c] >= 0 && children[c] >= n1 - n0) || (children[c] < 0 && ~children[c] >= l1 - l0))
-                    goto bad_node;
+                bad |= (children[c] >= 0 && children[c] >= n1 - n0) || (children[c] < 0 && ~children[c] >= l1 - l0);
+            if (bad) {
+                PyErr_SetString(PyExc_ValueError, "check: a node reads a feature or a child outside its tree");
+                goto done;
+            }
         }
     }
-    if (all_plain) {
-        if (plain_walk(x, n_rows, n_features, n_trees, node_start, leaf_start, feature, threshold, left, right,
-                       leaf_value, out) < 0)
+    result = PyBool_FromLong(all_plain);
+done:
+    release_trees(&t);
+    return result;
+}
+
+/* predict(feature, threshold, decision, left, right, leaf_value, node_start, leaf_start, n_features, plain, x, out):
+ * the raw scores of x's rows into out. The arrays must have passed `check` (which gave `plain`): the walk reads
+ * them unchecked. */
+static PyObject *predict(PyObject *module, PyObject *args) {
+    PyObject *objs[8], *x_obj, *out_obj;
+    Py_ssize_t n_features;
+    int plain;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOnpOO", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
+                          &objs[6], &objs[7], &n_features, &plain, &x_obj, &out_obj))
+        return NULL;
+    Trees t;
+    memset(&t, 0, sizeof(t));
+    Buffer xb = {0}, ob = {0};
+    PyObject *result = NULL;
+    if (take_trees(&t, objs, n_features, "predict") < 0 || take(&xb, x_obj, 4, "x", 0) < 0
+        || take(&ob, out_obj, 8, "out", 1) < 0)
+        goto done;
+    const float *x = xb.view.buf;
+    double *out = ob.view.buf;
+    Py_ssize_t n_rows = xb.view.len / 4 / n_features;
+    if (n_rows * n_features * 4 != xb.view.len || ob.view.len / 8 != n_rows) {
+        PyErr_SetString(PyExc_ValueError, "predict: arrays of inconsistent sizes");
+        goto done;
+    }
+    if (plain) {
+        if (plain_walk(x, n_rows, n_features, t.n_trees, t.node_start, t.leaf_start, t.feature, t.threshold, t.left,
+                       t.right, t.leaf_value, out) < 0)
             goto done;
     } else {
         for (Py_ssize_t r = 0; r < n_rows; r++) {
             const float *row = x + r * n_features;
             double sum = 0.0;
-            for (Py_ssize_t t = 0; t < n_trees; t++) {
-                int32_t base = node_start[t], node = base < node_start[t + 1] ? 0 : -1;   /* one leaf: no split */
+            for (Py_ssize_t i = 0; i < t.n_trees; i++) {
+                int32_t base = t.node_start[i], node = base < t.node_start[i + 1] ? 0 : -1;   /* one leaf: no split */
                 while (node >= 0) {
-                    double value = (double)row[feature[base + node]];
+                    double value = (double)row[t.feature[base + node]];
                     if (fabs(value) <= ZERO_THRESHOLD) value = 0.0;     /* NaN stays NaN */
-                    node = next_node(value, node, left + base, right + base, threshold + base, decision + base);
+                    node = next_node(value, node, t.left + base, t.right + base, t.threshold + base,
+                                     t.decision + base);
                 }
-                sum += leaf_value[leaf_start[t] + ~node];
+                sum += t.leaf_value[t.leaf_start[i] + ~node];
             }
             out[r] = sum;
         }
     }
     result = Py_NewRef(Py_None);
-    goto done;
-bad_node:
-    PyErr_SetString(PyExc_ValueError, "predict: a node reads a feature or a child outside its tree");
 done:
-    for (int i = 0; i < 11; i++) release(&b[i]);
+    release_trees(&t);
+    release(&xb);
+    release(&ob);
     return result;
 }
 
@@ -259,9 +318,13 @@ done:
 }
 
 static PyMethodDef methods[] = {
+    {"check", check, METH_VARARGS,
+     "check(feature, threshold, decision, left, right, leaf_value, node_start, leaf_start, n_features): whether "
+     "every node has missing type None; a ValueError for arrays whose indices leave their tree or the row."},
     {"predict", predict, METH_VARARGS,
-     "predict(feature, threshold, decision, left, right, leaf_value, node_start, leaf_start, x, n_features, out): "
-     "LightGBM's raw scores of the rows of x (float32, n_features per row) into out (float64)."},
+     "predict(feature, threshold, decision, left, right, leaf_value, node_start, leaf_start, n_features, plain, x, "
+     "out): LightGBM's raw scores of the rows of x (float32, n_features per row) into out (float64); the arrays "
+     "must have passed check (which gave plain)."},
     {"context_inputs", context_inputs, METH_VARARGS,
      "context_inputs(x, rows, radii, out): trees.context_inputs of the rows (int64) of x (float32) into out "
      "(float32), all but its last column."},

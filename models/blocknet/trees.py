@@ -16,7 +16,7 @@ import or its per-call setup); without the extension, LightGBM predicts them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -131,7 +131,8 @@ class BlockTrees:
 class TreeArrays:
     """The trees of a LightGBM text model as flat arrays, predicted by models/blocknet/_ctrees.c: per internal node
     its feature, threshold, decision type and children (>= 0 a node of the same tree, < 0 the leaf ~child), per
-    leaf its value, and where each tree's nodes and leaves start."""
+    leaf its value, and where each tree's nodes and leaves start. Checked once when made (every index inside its
+    tree and the row, or a ValueError) and kept read-only, so that a prediction need not check them again."""
     feature: np.ndarray         # int32
     threshold: np.ndarray       # float64
     decision: np.ndarray        # uint8: LightGBM's decision_type (default-left bit, missing type)
@@ -141,6 +142,17 @@ class TreeArrays:
     node_start: np.ndarray      # int32, trees + 1
     leaf_start: np.ndarray      # int32, trees + 1
     n_features: int
+    plain: bool = field(init=False)     # every node has missing type None: the C walk's fast path
+
+    def __post_init__(self) -> None:
+        arrays = self._arrays()
+        for a in arrays:
+            a.flags.writeable = False
+        object.__setattr__(self, "plain", _ctrees.check(*arrays, self.n_features))
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.feature, self.threshold, self.decision, self.left, self.right, self.leaf_value, self.node_start,
+                self.leaf_start)
 
     @classmethod
     def parse(cls, model_text: str) -> TreeArrays | None:
@@ -185,8 +197,7 @@ class TreeArrays:
         if x.ndim != 2 or x.shape[1] != self.n_features:
             raise ValueError(f"expected (rows, {self.n_features}) inputs, got {x.shape}")
         out = np.empty(len(x), np.float64)
-        _ctrees.predict(self.feature, self.threshold, self.decision, self.left, self.right, self.leaf_value,
-                        self.node_start, self.leaf_start, x, self.n_features, out)
+        _ctrees.predict(*self._arrays(), self.n_features, self.plain, x, out)
         return out
 
 

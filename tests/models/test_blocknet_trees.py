@@ -189,11 +189,14 @@ def test_arrays_that_point_outside_their_tree_are_refused():
     left[5] = 10_000                                   # a child past its tree's nodes
     feature = flat.feature.copy()
     feature[0] = flat.n_features                       # a feature past the row
-    for broken in (dataclasses.replace(flat, left=left), dataclasses.replace(flat, feature=feature)):
+    # refused when made (the C walk then reads them unchecked), and the arrays kept cannot be changed after the check
+    for broken in ({"left": left}, {"feature": feature}):
         with pytest.raises(ValueError, match="outside"):
-            broken.predict(x)
+            dataclasses.replace(flat, **broken).predict(x)
     with pytest.raises(ValueError, match="inconsistent"):
         dataclasses.replace(flat, threshold=flat.threshold[:-1]).predict(x)
+    with pytest.raises(ValueError, match="read-only"):
+        flat.left[5] = 10_000
 
 
 def test_the_c_context_inputs_are_numpys_floats(pages):
