@@ -39,7 +39,7 @@ def context_inputs(x: np.ndarray, rows: np.ndarray | None = None, radii: Sequenc
     mask `rows` is set (default all): the inputs, their means over the blocks within +-r (cut at the page's ends),
     their means over the page, and log(1 + n). Each row is the same whichever rows are asked for."""
     n = len(x)
-    at = np.arange(n, dtype=np.int64) if rows is None else np.flatnonzero(rows).astype(np.int64)
+    at = np.arange(n, dtype=np.int64) if rows is None else np.flatnonzero(rows).astype(np.int64, copy=False)
     out = np.empty((len(at), x.shape[1] * (2 + len(radii)) + 1), np.float32)
     if _ctrees is not None and x.dtype == np.float32:          # the same floats, ~5x faster
         _ctrees.context_inputs(np.ascontiguousarray(x), at, np.asarray(radii, dtype=np.int64), out)

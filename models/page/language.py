@@ -131,7 +131,8 @@ def _walk_in_c(identifier_class: type) -> type:
             tables = getattr(self, "_c_tables", None)
             if tables is None:
                 nextmove = self.tk_nextmove         # array('I'): 39 MB, read in place; anything else copied
-                if memoryview(nextmove).format != "I" or memoryview(nextmove).itemsize != 4:
+                view = memoryview(nextmove)
+                if view.format != "I" or view.itemsize != 4:
                     nextmove = np.asarray(nextmove, dtype=np.uint32)
                 tables = self._c_tables = (nextmove, np.asarray(self._rowbase, dtype=np.uint32),
                                            np.asarray(self.tk_output, dtype=np.int32), len(self.nb_ptc))
