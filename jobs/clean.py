@@ -13,6 +13,7 @@ from functools import partial
 from pagesieve.jobs.common import (
     JobConfig,
     Report,
+    executor_native,
     exit_on_config_error,
     grouped_counts,
     job_parser,
@@ -64,7 +65,8 @@ def run(spark, pages_path: str, out: str, config: JobConfig, report: Report, spe
     report.check_accounting(n_pages, dict(by_status), "pages")
     n_docs = sum(by_status.values())
     report.set(input=pages_path, input_rows=n_pages, output=out, by_status=dict(by_status),
-               methods=method_ids(by_method), by_method=dict(by_method), by_language=dict(by_language))
+               methods=method_ids(by_method), by_method=dict(by_method), by_language=dict(by_language),
+               native=executor_native(spark))
     return n_docs
 
 

@@ -285,6 +285,10 @@ class Report:
             if d.get(key):
                 parts = ", ".join(f"{k}={v}" for k, v in sorted(d[key].items()))
                 lines.append(f"  {key:<14} {parts}")
+        fallback = [name for name, loaded in (d.get("native") or {}).items() if not loaded]
+        if fallback:
+            lines.append(f"  {'native':<14} not loaded, Python instead (same output, slower; docs/cluster.md): "
+                         + ", ".join(fallback))
         if d.get("output"):
             lines.append(f"  {'output':<14} {d['output']}")
         return "\n".join(lines)
@@ -466,6 +470,14 @@ def method_ids(by_method: dict[str, int]) -> list[str]:
 def counts_by(df, column: str) -> dict[str, int]:
     """{value: rows} of one column (null as 'null') with one groupBy."""
     return {values[0]: n for values, n in grouped_counts(df, column)}
+
+
+def executor_native(spark) -> dict[str, bool]:
+    """Which optional C extensions an executor's Python loads (`models.page.native.native_status`, asked of one
+    task): from the `--py-files` zip none can load, and the methods run their slower Python fallbacks."""
+    from pagesieve.models.page.native import native_status
+
+    return spark.sparkContext.parallelize([0], 1).map(lambda _: native_status()).first()
 
 
 def grouped_counts(df, *columns: str) -> list[tuple[tuple[str, ...], int]]:

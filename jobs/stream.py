@@ -35,6 +35,7 @@ from pagesieve.jobs.common import (
     check_output,
     check_table,
     counts_by,
+    executor_native,
     exit_on_config_error,
     job_parser,
     load_config,
@@ -165,7 +166,8 @@ def run(spark, landing: str, out: str, config, report: Report, spec: MethodSpec,
     run_rows = sum(b["pages"] for b in batches)
     report.set(input=landing, input_files=len(inputs), input_rows=n_pages, output=f"{out}/documents",
                by_status=by_status, methods=method_ids(by_method), by_method=by_method,
-               batches_this_run=len(batches), pages_this_run=run_rows, batches=batches[-100:])
+               batches_this_run=len(batches), pages_this_run=run_rows, batches=batches[-100:],
+               native=executor_native(spark))
     return run_rows
 
 

@@ -7,7 +7,15 @@ import importlib
 import os
 from types import ModuleType
 
-__all__ = ["load_native"]
+__all__ = ["NATIVE_MODULES", "load_native", "native_status"]
+
+# every optional extension setup.py builds (pagesieve.models.<name>), and what falls back to Python without it
+NATIVE_MODULES: dict[str, str] = {
+    "web2text._cwalk": "the Collapsed DOM walk and XPaths (web2text, blocknet, blend, cascade)",
+    "page._clangid": "py3langid's byte walk (language identification, page-language stop words)",
+    "page._cwords": "the context's class and id words (blocknet, blend, cascade)",
+    "blocknet._ctrees": "blocknet's trees and their inputs (LightGBM predicts them instead)",
+}
 
 
 def load_native(module: str) -> ModuleType | None:
@@ -20,3 +28,8 @@ def load_native(module: str) -> ModuleType | None:
         return importlib.import_module(f"{__package__.rpartition('.')[0]}.{module}")
     except ImportError:
         return None
+
+
+def native_status() -> dict[str, bool]:
+    """Which of NATIVE_MODULES this Python loads (False: the Python fallback runs, slower, the same output)."""
+    return {name: load_native(name) is not None for name in NATIVE_MODULES}

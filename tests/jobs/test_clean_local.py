@@ -9,6 +9,7 @@ import pyarrow as pa
 from pagesieve.eval import iter_gold_pages
 from pagesieve.jobs import clean
 from pagesieve.jobs.common import Report, job_parser, load_config
+from pagesieve.models.page.native import NATIVE_MODULES, native_status
 from pagesieve.schemas import DOCUMENTS, PAGES, spark_schema
 from pagesieve.udfs.adapter import MethodSpec
 
@@ -54,6 +55,8 @@ def test_clean_run_writes_documents_and_a_report_that_adds_up(spark, shared_data
     assert written["by_status"] == data["by_status"] and sum(written["by_status"].values()) == len(rows)
     assert written["accounting"]["pages"]["ok"] is True
     assert written["methods"] == ["cnr/1"] and written["config"]["cnr"] == {"adjust": 0}
+    # local mode's executors are this Python: they load what it loads (every extension where setup.py built them)
+    assert written["native"] == native_status() and set(native_status()) == set(NATIVE_MODULES)
     assert spark.read.parquet(str(tmp_path / "documents")).schema == spark_schema(DOCUMENTS)
 
 

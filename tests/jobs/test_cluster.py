@@ -20,6 +20,7 @@ import pytest
 from pagesieve.jobs import clean, dedup, ingest
 from pagesieve.jobs import filter as quality_filter
 from pagesieve.jobs.common import Report, job_parser, load_config
+from pagesieve.models.page.native import NATIVE_MODULES
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
@@ -85,6 +86,8 @@ def test_jobs_run_unchanged_on_a_standalone_cluster(cluster, sample_runs):
     assert on_cluster == local
     report = json.loads((sample_runs.run / "_report.json").read_text())
     assert report["stages"]["clean"]["accounting"]["pages"]["ok"] is True and sum(report["by_status"].values()) == 60
+    # from the zip no C extension can load: the report says the executors ran every Python fallback
+    assert report["stages"]["clean"]["native"] == dict.fromkeys(NATIVE_MODULES, False)
 
     # the clean stage's UDF tasks (the run's first UDF stage; filter's and dedup's follow) ran on every executor of
     # the cluster: one per worker (1 core each, spark.cores.max = workers), ids 0 and 1
