@@ -171,7 +171,11 @@ def _layout(root: Path) -> str:
         if (root / "gold-snippets").is_dir():
             return "snippets"
     what = "does not exist" if not root.exists() else "is not a dataset"
-    raise ValueError(f"{root} {what}; {LAYOUTS_HELP}")
+    from pagesieve.data import data_root
+
+    beside = data_root() / root.name
+    hint = f" (a data set of that name: {beside})" if not root.exists() and beside != root and beside.is_dir() else ""
+    raise ValueError(f"{root} {what}{hint}; {LAYOUTS_HELP}")
 
 
 def _read_jsonl(root: Path) -> tuple[list[GoldPage], list[str]]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -252,9 +254,14 @@ def test_snippet_folder_with_gzipped_inputs(tmp_path, caplog):
         list(iter_gold_pages(tmp_path))
 
 
-def test_bad_paths(tmp_path):
+def test_bad_paths(tmp_path, shared_data, monkeypatch):
     with pytest.raises(ValueError, match="does not exist; accepted layouts"):
         iter_gold_pages(tmp_path / "missing")
+    # a bare name (`--dataset wcxb` run from elsewhere) is not looked up, but the error names the data set it meant
+    monkeypatch.chdir(tmp_path)
+    meant = re.escape(f"wcxb does not exist (a data set of that name: {data_root() / 'wcxb'})")
+    with pytest.raises(ValueError, match=meant):
+        iter_gold_pages(Path("wcxb"))
     (tmp_path / "stuff").mkdir()
     (tmp_path / "stuff" / "page.html").write_text("<p>x</p>")
     with pytest.raises(ValueError, match="is not a dataset; accepted layouts.*gold-annotated.*jsonl"):
