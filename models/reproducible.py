@@ -6,6 +6,9 @@ code path, and oneDNN's convolutions each sum floats in another order on another
 (2026-11-24), `scripts/train/train_blocknet.py` wrote three different `.npz` files with ATen's AVX-512, AVX2 and scalar
 kernels, and two different ones with oneDNN limited to SSE4.1 and to AVX-512. Pinned (scalar ATen kernels, MKL's
 `COMPATIBLE` path, oneDNN off) the run is ~2.5x slower and every one of those knobs leaves its bytes unchanged.
+numpy's own SIMD level is not pinned: with its AVX-512 kernels off (`NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL
+AVX512_SPR"`) the default model's command wrote the shipped file byte for byte (2026-11-30), with AVX2 off as well
+a two-pool model's weights moved by up to 2e-6; so a CPU without AVX2 will not write the same bytes.
 
 The environment variables are read when torch and MKL load, so pinning re-executes the script with them set:
 a script calls `deterministic_torch` first thing in its `main` (never at import: the cross-validation script

@@ -8,27 +8,17 @@ import numpy as np
 import torch
 
 from ..page import Cleaner, CleanResult, ParsedPage, failure_of, hidden_chars
-from ..page.context import CONTEXT_BITS
 from ..page.guard import PageTimeout
 from ..page.words import count_words, fold_space
 from ..web2text import Blocks, blocks_result, length_groups, pick_device
 from ..web2text.method import PageBlocks, content_xpaths, page_blocks_within
 from .features import block_inputs
+from .markup import block_context, rule_out, ruled_out
 from .model import INPUT_PEERS, BlockNetModel
 from .peers import PeerVotes, build_peer, held_by, peer_columns
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
-__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "drop_blocks", "hands_over", "hidden_blocks",
-           "hidden_copies", "uncertainty"]
-
-# A block under an element with an inline `display: none` whose exact text a shown block of the page also holds is a
-# hidden copy (a second layout of the article for another screen size, a print version): never content. With
-# `drop_hidden_copies` its logit is capped at HIDDEN_COPY_LOGIT, below any threshold, when the content blocks are
-# chosen (the fallback rule sees it too); whether the page goes to the second opinion is decided on the model's own
-# logits. Hidden text that is not a copy stays the model's to judge: a read-more's rest, a tab's panel
-# (docs/methods/blocknet.md#hidden-copies).
-HIDDEN_COPY_LOGIT = -10.0
-_HIDDEN_BIT = 1 << CONTEXT_BITS.index("hidden")
+__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "uncertainty"]
 
 
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
@@ -46,27 +36,6 @@ def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSetting
         if words < settings.min_words:
             content = logits > min(settings.threshold, float(logits.max()) - settings.fallback_margin)
     return content
-
-
-def hidden_blocks(blocks: Blocks) -> np.ndarray:
-    """Whether each block lies under an inline `display: none` (blocks built with `context=True`)."""
-    bits = np.fromiter(map(blocks.cdom.context.__getitem__, blocks.node), dtype=np.int64, count=len(blocks))
-    return (bits & _HIDDEN_BIT) != 0
-
-
-def hidden_copies(texts: Sequence[str], hidden: np.ndarray) -> np.ndarray:
-    """Which of the `hidden` blocks have the exact text of a block that is not hidden."""
-    if not hidden.any():
-        return hidden
-    flags = hidden.tolist()
-    shown = {text for text, h in zip(texts, flags, strict=True) if not h}
-    return np.fromiter((h and text in shown for text, h in zip(texts, flags, strict=True)), dtype=bool,
-                       count=len(flags))
-
-
-def drop_blocks(blocks: np.ndarray, logits: np.ndarray) -> np.ndarray:
-    """`logits` with those of `blocks` (a mask) capped at HIDDEN_COPY_LOGIT."""
-    return np.where(blocks, np.minimum(logits, HIDDEN_COPY_LOGIT), logits).astype(logits.dtype, copy=False)
 
 
 # A page whose text the blocks miss holds at least HIDDEN_MIN_CHARS in <noscript> or <button> (less is a label
@@ -148,9 +117,13 @@ class BlockNet(Cleaner):
         return logits
 
     def content(self, blocks: Blocks, logits: np.ndarray) -> np.ndarray:
-        if self.settings.drop_hidden_copies:
-            logits = drop_blocks(hidden_copies(blocks.text, hidden_blocks(blocks)), logits)
-        return content_blocks(blocks, logits, self.settings)
+        """The content blocks: `content_blocks`, less those the markup's rules that are on rule out (`markup`)."""
+        content = content_blocks(blocks, logits, self.settings)
+        if self.settings.drop_hidden_copies or self.settings.drop_navigation:
+            content = rule_out(content, ruled_out(blocks.text, block_context(blocks),
+                                                  hidden=self.settings.drop_hidden_copies,
+                                                  nav=self.settings.drop_navigation))
+        return content
 
     def process(self, page: ParsedPage) -> CleanResult:
         return self.process_batch([page])[0]

@@ -239,18 +239,20 @@ def _score(row: dict, text: str) -> tuple[float, tuple[int, int, int, int] | Non
     return float("nan"), counts
 
 
-def _hidden(cache: Path, name: str) -> np.ndarray:
-    """Whether each cached block of the pool lies under an inline `display: none` (its context bit among the
-    inputs), for the shipped `drop_hidden_copies`; cached on disk."""
-    from pagesieve.models.blocknet.features import INPUT_NAMES
+def _context(cache: Path, name: str) -> np.ndarray:
+    """Each cached block's context bits (`models.page.context`, as `markup.block_context` gives them), from its
+    context columns among the inputs, for the shipped markup rules; cached on disk."""
+    from pagesieve.models.blocknet.features import CONTEXT_FEATURE_NAMES, INPUT_NAMES
+    from pagesieve.models.page.context import CONTEXT_BITS
 
-    path = cache / f"{name}.hidden.npy"
+    path = cache / f"{name}.context.npy"
     if not path.exists():
-        column = next(i for i, n in enumerate(INPUT_NAMES) if n.endswith(".context.hidden"))
+        first = INPUT_NAMES.index(CONTEXT_FEATURE_NAMES[0])
         with np.load(cache / f"{name}.npz") as z:
-            hidden = z["inputs"][:, column] > 0.5
+            bits = z["inputs"][:, first : first + len(CONTEXT_BITS)] > 0.5
+        context = bits.astype(np.int64) @ (1 << np.arange(len(CONTEXT_BITS), dtype=np.int64))
         tmp = path.with_suffix(f".{multiprocessing.current_process().pid}.npy")
-        np.save(tmp, hidden)
+        np.save(tmp, context)
         tmp.replace(path)                  # two fold workers may build it at once: the last rename wins, same bytes
     return np.load(path)
 
@@ -261,15 +263,16 @@ def _block_starts(cache: Path, name: str) -> np.ndarray:
         return z["offsets"]
 
 
-def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, hidden: np.ndarray) -> tuple[dict, dict]:
+def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, context: np.ndarray) -> tuple[dict, dict]:
     """One left-out page scored twice: the network's text, and the shipped default's (the network's, or the second
     opinion's where blocknet `hands_over` the page, on the cached hidden-text count; the cached resiliparse output
-    is the peer blocknet calls). The content blocks with the settings' `drop_hidden_copies` (`hidden`: the page's
-    blocks under an inline `display: none`); the hand-over on the model's own logits, as the method decides."""
-    from pagesieve.models.blocknet.method import content_blocks, drop_blocks, hands_over, hidden_copies
+    is the peer blocknet calls). The content blocks less those the markup's rules the settings turn on rule out
+    (`context`: the page's blocks' context bits); the hand-over on the model's own logits, as the method decides."""
+    from pagesieve.models.blocknet.markup import rule_out, ruled_out
+    from pagesieve.models.blocknet.method import content_blocks, hands_over
 
-    shown = drop_blocks(hidden_copies(row["texts"], hidden), logits) if settings.drop_hidden_copies else logits
-    text = _text(row, content_blocks(SimpleNamespace(text=row["texts"]), shown, settings))
+    ruled = ruled_out(row["texts"], context, hidden=settings.drop_hidden_copies, nav=settings.drop_navigation)
+    text = _text(row, rule_out(content_blocks(SimpleNamespace(text=row["texts"]), logits, settings), ruled))
     f1, counts = _score(row, text)
     network = {"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()}
     # a cache of before 2026-11-29 has no hidden-text count: read as 0
@@ -300,7 +303,7 @@ def _fold_job(args: tuple) -> dict:
                 pages.append(TrainingPage(name, pool.rows[i]["id"], x, y, w))
     model, _ = train(pages, recipe, seed, inputs=None)      # the extras are this script's own columns
     pool = CachedPool(cache, left_out, extras)
-    settings, peer_texts, hidden = BlockNetSettings(), _peer_texts(cache, left_out), _hidden(cache, left_out)
+    settings, peer_texts, context = BlockNetSettings(), _peer_texts(cache, left_out), _context(cache, left_out)
     out, default, kept = [], [], []
     for i in pool.indices(("fit", "validation")):
         row = pool.rows[i]
@@ -308,7 +311,7 @@ def _fold_job(args: tuple) -> dict:
         logits = model.logits([x])[0]
         kept.append(logits)
         network, shipped = _scored(row, logits, settings, peer_texts[row["id"]][settings.unsure_peer],
-                                   hidden[pool.offsets[i] : pool.offsets[i + 1]])
+                                   context[pool.offsets[i] : pool.offsets[i + 1]])
         out.append(network)
         default.append(shipped)
     if logits_dir is not None:      # for analysis of the fold's mistakes: the logits of every scored block
@@ -381,7 +384,7 @@ def ensemble(args: argparse.Namespace) -> dict:
         logits = np.mean([r["logits"] for r in runs], axis=0)
         offsets = runs[0]["offsets"]
         pool, peer_texts = PoolPages(args.cache, name), _peer_texts(args.cache, name)
-        hidden, starts = _hidden(args.cache, name), _block_starts(args.cache, name)
+        context, starts = _context(args.cache, name), _block_starts(args.cache, name)
         rows = {pool.rows[i]["id"]: i for i in pool.indices(("fit", "validation"))}
         out, default = [], []
         for k, page_id in enumerate(ids):
@@ -389,7 +392,7 @@ def ensemble(args: argparse.Namespace) -> dict:
             row = pool.rows[i]
             network, shipped = _scored(row, logits[offsets[k] : offsets[k + 1]], settings,
                                        peer_texts[row["id"]][settings.unsure_peer],
-                                       hidden[starts[i] : starts[i] + offsets[k + 1] - offsets[k]])
+                                       context[starts[i] : starts[i] + offsets[k + 1] - offsets[k]])
             out.append(network)
             default.append(shipped)
         folds.append({"pool": name, "pages": out, "default": default})

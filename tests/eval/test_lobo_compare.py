@@ -64,15 +64,17 @@ def test_pages_only_one_run_scored_are_left_out_of_the_pairs(tmp_path, lobo):
 
 
 def write_cache(cache: Path, resiliparse: str = "", hidden: int = 0,
-                texts: tuple[str, ...] = ("alpha", "beta", "menu home"), display_none: tuple[int, ...] = ()) -> None:
+                texts: tuple[str, ...] = ("alpha", "beta", "menu home"), display_none: tuple[int, ...] = (),
+                nav: tuple[int, ...] = ()) -> None:
     """One pool, one page of three blocks, its gold, the peers' outputs: what `ensemble` reads of a cache. `hidden`:
-    the page's characters in <noscript>; `display_none`: the blocks under an inline `display: none`."""
+    the page's characters in <noscript>; `display_none`, `nav`: the blocks under an inline `display: none`, a <nav>."""
     from pagesieve.models.blocknet.features import INPUT_NAMES
 
     row = {"id": "p1", "part": "fit", "page_type": None, "language": "en", "texts": list(texts),
            "brk": [True] * 3, "glued": [False] * 3, "hidden": hidden, "gold": "alpha beta", "snippets": None}
     inputs = np.zeros((3, len(INPUT_NAMES)), np.float32)
     inputs[list(display_none), INPUT_NAMES.index(next(n for n in INPUT_NAMES if n.endswith(".context.hidden")))] = 1
+    inputs[list(nav), INPUT_NAMES.index(next(n for n in INPUT_NAMES if n.endswith(".context.nav")))] = 1
     np.savez(cache / "pool.npz", inputs=inputs, extra=np.zeros((3, 10), np.float32),
              labels=np.array([1, 1, 0], np.float32), weights=np.ones(3, np.float32), offsets=np.array([0, 3]))
     with gzip.open(cache / "pool.pages.jsonl.gz", "wt", encoding="utf-8") as fh:
@@ -146,16 +148,18 @@ def test_the_default_hands_over_a_page_whose_text_is_hidden_from_its_blocks(tmp_
     assert ensemble_of(fewer, lobo, [5.0, -5.0, -5.0])["pools"]["pool"]["to_peer"] == 0
 
 
-def test_a_hidden_copy_of_a_shown_block_is_never_content(tmp_path, lobo):
-    """The shipped `drop_hidden_copies`: the third block repeats the first under `display: none`; the network keeps
-    all three, the scoring drops the copy, as the method does; hidden text that is no copy stays."""
-    write_cache(tmp_path, texts=("alpha", "beta", "alpha"), display_none=(2,))
-    pool = ensemble_of(tmp_path, lobo, [5.0, 5.0, 5.0])["pools"]["pool"]
-    assert pool["blocknet"] == pool["default"] == 1.0
-    other = tmp_path / "other"
-    other.mkdir()
-    write_cache(other, texts=("alpha", "beta", "gamma"), display_none=(2,))
-    assert ensemble_of(other, lobo, [5.0, 5.0, 5.0])["pools"]["pool"]["blocknet"] < 1.0
+def test_the_markups_rules_rule_out_hidden_copies_and_navigation(tmp_path, lobo):
+    """The shipped `drop_hidden_copies` and `drop_navigation`: the network keeps all three blocks, the scoring drops
+    a hidden copy of a shown block and a block under <nav>, as the method does; hidden text that is no copy stays."""
+    cases = {"copy": ({"texts": ("alpha", "beta", "alpha"), "display_none": (2,)}, 1.0),
+             "nav": ({"texts": ("alpha", "beta", "menu home"), "nav": (2,)}, 1.0),
+             "no copy": ({"texts": ("alpha", "beta", "gamma"), "display_none": (2,)}, 0.8)}
+    for name, (page, f1) in cases.items():
+        folder = tmp_path / name.replace(" ", "-")
+        folder.mkdir()
+        write_cache(folder, **page)
+        pool = ensemble_of(folder, lobo, [5.0, 5.0, 5.0])["pools"]["pool"]
+        assert pool["blocknet"] == pool["default"] == pytest.approx(f1, abs=1e-4), name
 
 
 def test_compare_reads_the_defaults_scores_when_asked(tmp_path, lobo):

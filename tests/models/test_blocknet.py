@@ -361,21 +361,38 @@ HIDDEN = b"""<html><body><article><h1>A story</h1>
 
 
 def test_hidden_copies_are_the_hidden_blocks_whose_text_the_page_shows():
-    from pagesieve.models.blocknet.method import hidden_blocks, hidden_copies
+    from pagesieve.models.blocknet.markup import block_context, hidden_copies
 
     blocks = page_blocks(parse_page(HIDDEN), context=True)
     texts = list(blocks.text)
-    shown, copy, panel = (texts.index(t) for t in ("The story's one paragraph, which the page shows.",
-                                                    "The story's one paragraph, which the page shows.",
-                                                    "A panel the reader opens."))
-    hidden = hidden_blocks(blocks)
-    assert [texts[i] for i in np.flatnonzero(hidden)] == ["The story's one paragraph, which the page shows.",
-                                                          "A panel the reader opens."]
-    copies = hidden_copies(texts, hidden)
-    assert copies.sum() == 1 and copies[np.flatnonzero(hidden)[0]] and not copies[panel] and not copies[shown]
-    # the `hidden` attribute is no cue (WCXB's gold keeps such panels): that copy is the model's to judge
-    assert not hidden[len(texts) - 1]
-    assert not hidden_copies(texts, np.zeros(len(texts), dtype=bool)).any()
+    copies = hidden_copies(texts, block_context(blocks))
+    paragraph = "The story's one paragraph, which the page shows."
+    assert [i for i, t in enumerate(texts) if t == paragraph] == [1, 2, 4]
+    # the shown one and the copy under the `hidden` attribute (no cue: WCXB's gold keeps such panels) stay
+    assert np.flatnonzero(copies).tolist() == [2]
+    assert texts[3] == "A panel the reader opens." and not copies[3]
+
+
+NAVIGATION = b"""<html><body><nav class="site"><ul><li><a href="/">Home</a></li></ul>
+<dropdown-content><dropdown-headline>Electric Guitars</dropdown-headline></dropdown-content></nav>
+<main><nav class="toc"><a href="#a">Contents</a></nav><p>The page's own text.</p></main>
+<article><nav>Part 2 of 3</nav><p>More of it.</p></article></body></html>"""
+
+
+def test_navigation_is_a_nav_outside_main_and_article():
+    from pagesieve.models.blocknet.markup import block_context, navigation, rule_out, ruled_out
+
+    blocks = page_blocks(parse_page(NAVIGATION), context=True)
+    texts = list(blocks.text)
+    context = block_context(blocks)
+    nav = navigation(context)
+    assert [t for t, n in zip(texts, nav, strict=True) if n] == ["Home", "Electric Guitars"]
+    assert not ruled_out(texts, context, hidden=True, nav=False).any()
+    ruled = ruled_out(texts, context, hidden=True, nav=True)
+    everything = np.ones(len(texts), dtype=bool)
+    assert (rule_out(everything, ruled) == ~nav).all()
+    # a page whose chosen blocks all lie under the rules keeps them: the rules never empty a page
+    assert (rule_out(nav, ruled) == nav).all() and not rule_out(~everything, ruled).any()
 
 
 def test_the_hidden_copy_of_a_paragraph_stays_out_of_the_text(shared_data):
@@ -389,3 +406,15 @@ def test_the_hidden_copy_of_a_paragraph_stays_out_of_the_text(shared_data):
     assert kept.text.count(sentence) == 9 and dropped.text.count(sentence) == 6
     assert "/html/body/p[2]" in kept.content_xpaths and "/html/body/p[2]" not in dropped.content_xpaths
     assert bag_of_words_prf(dropped.text, gold.gold).f1 > bag_of_words_prf(kept.text, gold.gold).f1 + 0.1
+
+
+def test_a_sites_menu_under_nav_stays_out_of_the_text(shared_data):
+    """WCXB's page 4829 (fit part): the shipped model keeps part of the site's product menu, which lies under
+    `<nav>` outside `<main>` and `<article>`; under the navigation rule none of it reaches the text, and the page
+    keeps the rest of what the model chose."""
+    gold = next(g for g in iter_gold_pages(shared_data / "wcxb", "fit") if g.page_id == "4829")
+    page = parse_page(gold.html, url=gold.url, page_id=gold.page_id)
+    ruled = build_method("blocknet", {"device": "cpu"}).process(page)
+    kept = build_method("blocknet", {"device": "cpu", "drop_navigation": False}).process(page)
+    assert "All Smartwatches" in kept.text and "All Smartwatches" not in ruled.text
+    assert ruled.status == "ok" and set(ruled.content_xpaths) < set(kept.content_xpaths)
