@@ -3,8 +3,9 @@
 - a hidden copy: a block under an element with an inline `display: none` whose exact text a shown block of the page
   also holds (a second layout of the article for another screen size, a print copy). Hidden text that is no copy
   stays the model's to judge: a read-more's rest and a tab's panels are content in WCXB's gold;
-- navigation: a block under `<nav>` and under neither `<main>` nor `<article>` (a site's menus, also where they are
-  custom elements without links, which the model's link features miss).
+- a site landmark: a block under a navigation, footer or complementary landmark (`<nav>`, `<footer>`, `<aside>` or
+  their ARIA roles) and under neither `<main>` nor `<article>` (a site's menus, also where they are custom elements
+  without links, which the model's link features miss; its footer and sidebars; an article's own footer stays).
 
 The model reads the same context bits as inputs; the rules settle what it learned from pools where these blocks
 are never content but does not apply on pages unlike them. They act on the content blocks the model and its
@@ -23,7 +24,7 @@ import numpy as np
 from ..page.context import CONTEXT_BITS
 from ..web2text import Blocks
 
-__all__ = ["block_context", "hidden_copies", "navigation", "rule_out", "ruled_out"]
+__all__ = ["block_context", "hidden_copies", "landmarks", "rule_out", "ruled_out"]
 
 _BIT = {name: 1 << i for i, name in enumerate(CONTEXT_BITS)}
 
@@ -44,15 +45,17 @@ def hidden_copies(texts: Sequence[str], context: np.ndarray) -> np.ndarray:
                        count=len(flags))
 
 
-def navigation(context: np.ndarray) -> np.ndarray:
-    """Which blocks lie under `<nav>` and under neither `<main>` nor `<article>`."""
-    return ((context & _BIT["nav"]) != 0) & ((context & (_BIT["main"] | _BIT["article"])) == 0)
+def landmarks(context: np.ndarray) -> np.ndarray:
+    """Which blocks lie under a site landmark (`<nav>`, `<footer>`, `<aside>` or their roles) and under neither
+    `<main>` nor `<article>`."""
+    site = _BIT["nav"] | _BIT["footer"] | _BIT["aside"]
+    return ((context & site) != 0) & ((context & (_BIT["main"] | _BIT["article"])) == 0)
 
 
-def ruled_out(texts: Sequence[str], context: np.ndarray, *, hidden: bool, nav: bool) -> np.ndarray:
-    """The blocks the rules that are on (`hidden`: hidden copies, `nav`: navigation) rule out."""
+def ruled_out(texts: Sequence[str], context: np.ndarray, *, hidden: bool, site: bool) -> np.ndarray:
+    """The blocks the rules that are on (`hidden`: hidden copies, `site`: site landmarks) rule out."""
     out = hidden_copies(texts, context) if hidden else np.zeros(len(texts), dtype=bool)
-    return (out | navigation(context)) if nav else out
+    return (out | landmarks(context)) if site else out
 
 
 def rule_out(content: np.ndarray, ruled: np.ndarray) -> np.ndarray:

@@ -119,10 +119,10 @@ class BlockNet(Cleaner):
     def content(self, blocks: Blocks, logits: np.ndarray) -> np.ndarray:
         """The content blocks: `content_blocks`, less those the markup's rules that are on rule out (`markup`)."""
         content = content_blocks(blocks, logits, self.settings)
-        if self.settings.drop_hidden_copies or self.settings.drop_navigation:
+        if self.settings.drop_hidden_copies or self.settings.drop_landmarks:
             content = rule_out(content, ruled_out(blocks.text, block_context(blocks),
                                                   hidden=self.settings.drop_hidden_copies,
-                                                  nav=self.settings.drop_navigation))
+                                                  site=self.settings.drop_landmarks))
         return content
 
     def process(self, page: ParsedPage) -> CleanResult:

@@ -34,7 +34,7 @@ class BlockNetSettings(Settings):
     unsure_peer: str = "resiliparse"
     trees: bool = True
     drop_hidden_copies: bool = True
-    drop_navigation: bool = True
+    drop_landmarks: bool = True
 
     def __post_init__(self) -> None:
         check_at_least(0, min_words=self.min_words, fallback_margin=self.fallback_margin)

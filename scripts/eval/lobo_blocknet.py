@@ -271,7 +271,7 @@ def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, context: np
     from pagesieve.models.blocknet.markup import rule_out, ruled_out
     from pagesieve.models.blocknet.method import content_blocks, hands_over
 
-    ruled = ruled_out(row["texts"], context, hidden=settings.drop_hidden_copies, nav=settings.drop_navigation)
+    ruled = ruled_out(row["texts"], context, hidden=settings.drop_hidden_copies, site=settings.drop_landmarks)
     text = _text(row, rule_out(content_blocks(SimpleNamespace(text=row["texts"]), logits, settings), ruled))
     f1, counts = _score(row, text)
     network = {"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()}

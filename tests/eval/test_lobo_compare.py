@@ -149,7 +149,7 @@ def test_the_default_hands_over_a_page_whose_text_is_hidden_from_its_blocks(tmp_
 
 
 def test_the_markups_rules_rule_out_hidden_copies_and_navigation(tmp_path, lobo):
-    """The shipped `drop_hidden_copies` and `drop_navigation`: the network keeps all three blocks, the scoring drops
+    """The shipped `drop_hidden_copies` and `drop_landmarks`: the network keeps all three blocks, the scoring drops
     a hidden copy of a shown block and a block under <nav>, as the method does; hidden text that is no copy stays."""
     cases = {"copy": ({"texts": ("alpha", "beta", "alpha"), "display_none": (2,)}, 1.0),
              "nav": ({"texts": ("alpha", "beta", "menu home"), "nav": (2,)}, 1.0),

@@ -373,26 +373,29 @@ def test_hidden_copies_are_the_hidden_blocks_whose_text_the_page_shows():
     assert texts[3] == "A panel the reader opens." and not copies[3]
 
 
-NAVIGATION = b"""<html><body><nav class="site"><ul><li><a href="/">Home</a></li></ul>
+LANDMARKS = b"""<html><body><nav class="site"><ul><li><a href="/">Home</a></li></ul>
 <dropdown-content><dropdown-headline>Electric Guitars</dropdown-headline></dropdown-content></nav>
-<main><nav class="toc"><a href="#a">Contents</a></nav><p>The page's own text.</p></main>
-<article><nav>Part 2 of 3</nav><p>More of it.</p></article></body></html>"""
+<div role="complementary"><p>Popular this week</p></div>
+<main><nav class="toc"><a href="#a">Contents</a></nav><p>The page's own text.</p><aside>A pull quote.</aside></main>
+<article><nav>Part 2 of 3</nav><p>More of it.</p><footer>Filed under travel</footer></article>
+<footer><p>Copyright 2026</p></footer></body></html>"""
 
 
-def test_navigation_is_a_nav_outside_main_and_article():
-    from pagesieve.models.blocknet.markup import block_context, navigation, rule_out, ruled_out
+def test_site_landmarks_are_nav_footer_and_aside_outside_main_and_article():
+    from pagesieve.models.blocknet.markup import block_context, landmarks, rule_out, ruled_out
 
-    blocks = page_blocks(parse_page(NAVIGATION), context=True)
+    blocks = page_blocks(parse_page(LANDMARKS), context=True)
     texts = list(blocks.text)
     context = block_context(blocks)
-    nav = navigation(context)
-    assert [t for t, n in zip(texts, nav, strict=True) if n] == ["Home", "Electric Guitars"]
-    assert not ruled_out(texts, context, hidden=True, nav=False).any()
-    ruled = ruled_out(texts, context, hidden=True, nav=True)
+    site = landmarks(context)
+    assert [t for t, n in zip(texts, site, strict=True) if n] == ["Home", "Electric Guitars", "Popular this week",
+                                                                  "Copyright 2026"]
+    assert not ruled_out(texts, context, hidden=True, site=False).any()
+    ruled = ruled_out(texts, context, hidden=True, site=True)
     everything = np.ones(len(texts), dtype=bool)
-    assert (rule_out(everything, ruled) == ~nav).all()
+    assert (rule_out(everything, ruled) == ~site).all()
     # a page whose chosen blocks all lie under the rules keeps them: the rules never empty a page
-    assert (rule_out(nav, ruled) == nav).all() and not rule_out(~everything, ruled).any()
+    assert (rule_out(site, ruled) == site).all() and not rule_out(~everything, ruled).any()
 
 
 def test_the_hidden_copy_of_a_paragraph_stays_out_of_the_text(shared_data):
@@ -415,6 +418,6 @@ def test_a_sites_menu_under_nav_stays_out_of_the_text(shared_data):
     gold = next(g for g in iter_gold_pages(shared_data / "wcxb", "fit") if g.page_id == "4829")
     page = parse_page(gold.html, url=gold.url, page_id=gold.page_id)
     ruled = build_method("blocknet", {"device": "cpu"}).process(page)
-    kept = build_method("blocknet", {"device": "cpu", "drop_navigation": False}).process(page)
+    kept = build_method("blocknet", {"device": "cpu", "drop_landmarks": False}).process(page)
     assert "All Smartwatches" in kept.text and "All Smartwatches" not in ruled.text
     assert ruled.status == "ok" and set(ruled.content_xpaths) < set(kept.content_xpaths)
