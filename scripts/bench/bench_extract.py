@@ -33,11 +33,12 @@ DATA = data_root()
 
 
 def _build(spec: str):
-    """`name` or `name@key=value` (one setting changed, the value read as TOML: `cascade@unsure=0.24`)."""
+    """`name`, or `name@key=value` with one or more settings changed, each value read as TOML
+    (`cascade@unsure=0.24`, `blocknet@trees=false@drop_landmarks=false`)."""
     import tomllib
 
-    name, _, setting = spec.partition("@")
-    overrides = tomllib.loads(setting) if setting else {}
+    name, *settings = spec.split("@")
+    overrides = tomllib.loads("\n".join(settings))
     return build_method(name, overrides, kind="cleaner")
 
 
@@ -45,7 +46,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=f"{DATA}/cleaneval,{DATA}/scrapinghub")
     ap.add_argument("--methods", default="cnr,trafilatura,resiliparse",
-                    help="registered cleaners, ours or peers; NAME@KEY=VALUE changes one setting")
+                    help="registered cleaners, ours or peers; NAME@KEY=VALUE changes a setting (repeat @ for more)")
     ap.add_argument("--limit", type=int, default=0, help="pages per dataset (0 = all)")
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--cpu", type=int, default=0, help="CPU to pin to")
