@@ -287,7 +287,7 @@ class Report:
                 lines.append(f"  {key:<14} {parts}")
         fallback = [name for name, loaded in (d.get("native") or {}).items() if not loaded]
         if fallback:
-            lines.append(f"  {'native':<14} not loaded, Python instead (same output, slower; docs/cluster.md): "
+            lines.append(f"  {'native':<14} not loaded, their fallbacks ran (same output, slower; docs/cluster.md): "
                          + ", ".join(fallback))
         if d.get("output"):
             lines.append(f"  {'output':<14} {d['output']}")
