@@ -11,7 +11,11 @@ run at the same time on two workers: builds take a lock and each caller gets its
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -35,6 +39,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def load_script() -> Callable[[str], ModuleType]:
+    """Import a script of scripts/ as a module, by its path there (`load_script("eval/lobo_blocknet.py")`); the
+    module is registered under its file's stem while it runs, as its dataclasses need."""
+    def load(relative: str) -> ModuleType:
+        path = ROOT / "scripts" / relative
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        return module
+
+    return load
 
 
 @pytest.fixture(scope="session")

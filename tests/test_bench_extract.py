@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from pagesieve.settings import ConfigError
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_extract", ROOT / "scripts" / "bench" / "bench_extract.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def bench(load_script):
+    return load_script("bench/bench_extract.py")
 
 
 def test_a_method_takes_one_or_more_settings_after_at_signs(bench):

@@ -9,13 +9,9 @@ from types import ModuleType
 
 __all__ = ["NATIVE_MODULES", "load_native", "native_status"]
 
-# every optional extension setup.py builds (pagesieve.models.<name>), and what falls back to Python without it
-NATIVE_MODULES: dict[str, str] = {
-    "web2text._cwalk": "the Collapsed DOM walk and XPaths (web2text, blocknet, blend, cascade)",
-    "page._clangid": "py3langid's byte walk (language identification, page-language stop words)",
-    "page._cwords": "the context's class and id words (blocknet, blend, cascade)",
-    "blocknet._ctrees": "blocknet's trees and their inputs (LightGBM predicts them instead)",
-}
+# every optional extension setup.py builds (pagesieve.models.<name>); without each, the same values come slower from
+# Python (the Collapsed DOM walk and XPaths; py3langid's byte walk; the class and id words) or LightGBM (the trees)
+NATIVE_MODULES = ("web2text._cwalk", "page._clangid", "page._cwords", "blocknet._ctrees")
 
 
 def load_native(module: str) -> ModuleType | None:

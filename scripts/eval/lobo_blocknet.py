@@ -392,7 +392,7 @@ def ensemble(args: argparse.Namespace) -> dict:
             row = pool.rows[i]
             network, shipped = _scored(row, logits[offsets[k] : offsets[k + 1]], settings,
                                        peer_texts[row["id"]][settings.unsure_peer],
-                                       context[starts[i] : starts[i] + offsets[k + 1] - offsets[k]])
+                                       context[starts[i] : starts[i + 1]])
             out.append(network)
             default.append(shipped)
         folds.append({"pool": name, "pages": out, "default": default})

@@ -4,7 +4,6 @@ difference and the macro's stratified interval."""
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -12,15 +11,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def lobo():
-    spec = importlib.util.spec_from_file_location("lobo_blocknet", ROOT / "scripts" / "eval" / "lobo_blocknet.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def lobo(load_script):
+    return load_script("eval/lobo_blocknet.py")
 
 
 def write_report(path: Path, name: str, f1: list[float], counts: list[list[int]]) -> str:
