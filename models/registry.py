@@ -49,6 +49,8 @@ METHODS: dict[str, MethodEntry] = {e.name: e for e in (
                 "pagesieve.models.blocknet.settings:BlendSettings", ("tree", None)),
     MethodEntry("cascade", "cleaner", "pagesieve.models.blocknet.method:Cascade",
                 "pagesieve.models.blocknet.settings:CascadeSettings", ("tree", None)),
+    MethodEntry("consensus", "cleaner", "pagesieve.models.blocknet.consensus:Consensus",
+                "pagesieve.models.blocknet.settings:ConsensusSettings", ("tree", None)),
     MethodEntry("amber", "extractor", "pagesieve.models.amber.method:Amber",
                 "pagesieve.models.amber.method:AmberSettings"),
     MethodEntry("freedom", "extractor", "pagesieve.models.freedom.method:FreeDOM",

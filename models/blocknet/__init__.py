@@ -19,8 +19,9 @@ from .. import lazy_exports
 # names -> the submodule that defines them, imported on first use (see lazy_exports)
 __getattr__, __all__ = lazy_exports(__name__, {
     "features": ("CONTEXT_FEATURE_NAMES", "INPUT_NAMES", "block_inputs", "context_features", "page_inputs"),
+    "consensus": ("Consensus",),
     "method": ("BlockNet",),
     "model": ("PACKAGED_MODELS", "BlockNetModel"),
     "net": ("BlockCNN",),
-    "settings": ("BlockNetSettings",),
+    "settings": ("BlockNetSettings", "ConsensusSettings"),
 })

@@ -18,7 +18,7 @@ from .model import INPUT_PEERS, BlockNetModel
 from .peers import PeerVotes, build_peer, held_by, peer_columns
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
-__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "uncertainty"]
+__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "peer_result", "uncertainty"]
 
 
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
@@ -175,14 +175,18 @@ class BlockNet(Cleaner):
         if not result.text.strip():
             return own
         self.unsure_pages += 1
-        blocks = inputs.blocks
-        held = held_by([fold_space(t) for t in blocks.text], fold_space(result.text))
-        return CleanResult(title=own.title, text=result.text, content_xpaths=content_xpaths(blocks, held),
-                           text_from=self.settings.unsure_peer)
+        return peer_result(inputs.blocks, own, result.text, self.settings.unsure_peer)
 
     def page_logits(self, inputs: Sequence[PageBlocks | CleanResult], fits: list[int]) -> dict[int, np.ndarray]:
         """Block logits of the pages `fits` (indices into `inputs`, each a PageBlocks with blocks)."""
         return dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
+
+
+def peer_result(blocks: Blocks, own: CleanResult, text: str, peer: str) -> CleanResult:
+    """A peer's `text` for a page in place of BlockNet's result `own` (its title kept), with the XPaths of the
+    `blocks` that text holds (none where it holds none), and the peer named in `text_from`."""
+    held = held_by([fold_space(t) for t in blocks.text], fold_space(text))
+    return CleanResult(title=own.title, text=text, content_xpaths=content_xpaths(blocks, held), text_from=peer)
 
 
 def _require_peer_inputs(model: BlockNetModel, key: str, value: str) -> None:

@@ -9,7 +9,7 @@ from pagesieve.settings import Settings, check_at_least, check_device, check_thr
 from ..page.weights import model_check
 from .peers import PEERS
 
-__all__ = ["PACKAGED_MODELS", "BlendSettings", "BlockNetSettings", "CascadeSettings"]
+__all__ = ["PACKAGED_MODELS", "BlendSettings", "BlockNetSettings", "CascadeSettings", "ConsensusSettings"]
 
 # name -> file stem under weights/ (scripts/train/train_blocknet.py writes them); here, not in model.py, so that
 # checking the `model` setting imports no torch
@@ -73,3 +73,18 @@ class CascadeSettings(BlockNetSettings):
         BlockNetSettings.__post_init__(self)
         if self.unsure_peer:
             raise ValueError("cascade.unsure_peer: the cascade's unsure pages go to blend; leave it \"\"")
+
+
+@dataclass(frozen=True, slots=True)
+class ConsensusSettings(BlockNetSettings):
+    """The `consensus` method's: BlockNet's fields (for the BlockNet text among its candidates), read from
+    conf/consensus.toml. No second opinion: the peers' texts are candidates on every page."""
+
+    conf_name = "consensus"
+
+    unsure_peer: str = ""
+
+    def __post_init__(self) -> None:
+        BlockNetSettings.__post_init__(self)
+        if self.unsure_peer:
+            raise ValueError("consensus.unsure_peer: the peers' texts are candidates on every page; leave it \"\"")

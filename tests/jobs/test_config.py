@@ -109,8 +109,8 @@ def test_the_cli_prints_one_line_and_exits_2_without_starting_a_jvm(tmp_path):
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [
         "pagesieve clean: error: unknown method 'cnrr'; known: all_text, blend, blocknet, boilerpy3, cascade, cnr, "
-        "justext, readability, resiliparse, trafilatura, trafilatura_precision, vips, web2text (or a dotted path "
-        "module:Class)"]
+        "consensus, justext, readability, resiliparse, trafilatura, trafilatura_precision, vips, web2text (or a dotted "
+        "path module:Class)"]
 
 
 def test_a_method_of_the_wrong_kind_is_refused_by_the_job(monkeypatch):

@@ -1,0 +1,65 @@
+"""The consensus method: BlockNet's text or a peer's, whichever the others agree with most, on real Dragnet pages."""
+
+from __future__ import annotations
+
+import pytest
+
+from pagesieve.eval import bag_of_words_prf
+from pagesieve.models.blocknet.consensus import medoid
+from pagesieve.models.blocknet.peers import PEERS, PeerVotes
+from pagesieve.models.registry import build_method
+from pagesieve.settings import ConfigError
+
+ARTICLE = "the council voted on the new budget for the city schools and parks on tuesday night"
+COMMENTS = " great article thanks for sharing first comment reply report abuse"
+
+
+def test_the_medoid_is_the_text_the_others_agree_with():
+    # BlockNet kept the comments, the three peers did not: the peers' text wins, the earliest of the tied peers
+    assert medoid([ARTICLE + COMMENTS, ARTICLE, ARTICLE, ARTICLE]) == 1
+    # one peer took the comments alone: BlockNet's text agrees with the other two
+    assert medoid([ARTICLE, ARTICLE + COMMENTS, ARTICLE, "the council voted"]) == 0
+    # an empty text takes no part: with two left there is no majority, the first non-empty one stands
+    assert medoid(["", ARTICLE + COMMENTS, "", ARTICLE]) == 1
+    assert medoid(["", "", "", ""]) == 0
+    assert medoid(["", "  ", ARTICLE, "x"]) == 2
+
+
+@pytest.fixture(scope="module")
+def candidates(dragnet_pages):
+    """Each page's candidates: BlockNet's own text (no second opinion), then the peers' in PEERS order."""
+    blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": ""})
+    votes = PeerVotes(PEERS)
+    return [[blocknet.process(page).text, *votes.outputs(page)] for page in dragnet_pages]
+
+
+def test_each_page_gets_its_candidates_medoid_and_names_the_peer_it_came_from(dragnet_pages, candidates):
+    consensus = build_method("consensus", {"device": "cpu"})
+    results = consensus.process_batch(dragnet_pages)
+    chosen = [medoid(texts) for texts in candidates]
+    for result, texts, k in zip(results, candidates, chosen, strict=True):
+        assert result.text == texts[k]
+        assert result.text_from == (PEERS[k - 1] if k else None)
+        assert result.status == "ok" and (result.content_xpaths or not result.text)
+    assert 0 < consensus.peer_pages == sum(k > 0 for k in chosen) < len(dragnet_pages)
+
+
+def test_two_peers_that_agree_outvote_blocknet_and_a_lone_peer_is_never_chosen(dragnet_pages, candidates):
+    consensus = build_method("consensus", {"device": "cpu"})
+    f1 = lambda a, b: bag_of_words_prf(a, b).f1   # noqa: E731
+    outvoted = [page for page, (own, *peers) in zip(dragnet_pages, candidates, strict=True)
+                if all(f1(own, t) < 0.75 for t in peers)
+                and max(f1(a, b) for a in peers for b in peers if a != b) > 0.9]
+    assert outvoted                                # e.g. BlockNet keeps a comment thread that two peers drop
+    assert all(consensus.process(page).text_from in PEERS for page in outvoted)
+    lone = [(page, texts.index(t)) for page, texts in zip(dragnet_pages, candidates, strict=True)
+            for t in texts[1:] if all(f1(t, u) < 0.5 for u in texts if u is not t)]
+    assert lone                                    # e.g. resiliparse keeps the comments the others drop
+    assert all(consensus.process(page).text_from != PEERS[k - 1] for page, k in lone)
+
+
+def test_settings_are_checked():
+    with pytest.raises(ConfigError, match="unsure_peer"):
+        build_method("consensus", {"unsure_peer": "resiliparse"})
+    with pytest.raises(ValueError, match="reads the peers' votes"):
+        build_method("consensus", {"device": "cpu", "model": "blend"})
