@@ -6,6 +6,7 @@ peers on the same pages (issue 40, item 2).
     .venv/bin/python scripts/eval/lobo_blocknet.py run --name all --train-pools all [--extra resiliparse,stop]
     .venv/bin/python scripts/eval/lobo_blocknet.py compare A.json B.json [--scores default]   # two runs' --out
     .venv/bin/python scripts/eval/lobo_blocknet.py ensemble --name e DIR1 DIR2 ...   # mean of runs' --logits
+    .venv/bin/python scripts/eval/lobo_blocknet.py ensemble --method consensus DIR     # consensus on a run's logits
 
 Pools: the six benchmarks of the shipped model and the two of 2025-26 (wcxb, trafilatura-eval). Every fold trains on
 the `fit` and `validation` parts of the other pools (with `--train-pools six`, of the six old pools only) and scores
@@ -263,11 +264,15 @@ def _block_starts(cache: Path, name: str) -> np.ndarray:
         return z["offsets"]
 
 
-def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, context: np.ndarray) -> tuple[dict, dict]:
+def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, context: np.ndarray,
+            candidates: list[str] | None = None) -> tuple[dict, dict]:
     """One left-out page scored twice: the network's text, and the shipped default's (the network's, or the second
     opinion's where blocknet `hands_over` the page, on the cached hidden-text count; the cached resiliparse output
     is the peer blocknet calls). The content blocks less those the markup's rules the settings turn on rule out
-    (`context`: the page's blocks' context bits); the hand-over on the model's own logits, as the method decides."""
+    (`context`: the page's blocks' context bits); the hand-over on the model's own logits, as the method decides.
+    With `candidates` (the peers' cached texts, in the consensus method's order) the second score is consensus's:
+    the `medoid` of the network's text and theirs."""
+    from pagesieve.models.blocknet.consensus import medoid
     from pagesieve.models.blocknet.markup import rule_out, ruled_out
     from pagesieve.models.blocknet.method import content_blocks, hands_over
 
@@ -275,9 +280,14 @@ def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, context: np
     text = _text(row, rule_out(content_blocks(SimpleNamespace(text=row["texts"]), logits, settings), ruled))
     f1, counts = _score(row, text)
     network = {"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()}
-    # a cache of before 2026-11-29 has no hidden-text count: read as 0
-    unsure = hands_over(row["texts"], logits, settings.unsure, lambda: row.get("hidden", 0))
-    if not (unsure and peer_text.strip()):
+    if candidates is not None:
+        chosen = medoid([text, *candidates])
+        peer_text = candidates[chosen - 1] if chosen else ""
+    else:
+        # a cache of before 2026-11-29 has no hidden-text count: read as 0
+        unsure = hands_over(row["texts"], logits, settings.unsure, lambda: row.get("hidden", 0))
+        peer_text = peer_text if unsure else ""
+    if not peer_text.strip():
         return network, network | {"peer": False}
     f1, counts = _score(row, peer_text)
     return network, {"id": row["id"], "f1": f1, "counts": counts, "empty": False, "peer": True}
@@ -369,11 +379,12 @@ def run(args: argparse.Namespace) -> dict:
 
 def ensemble(args: argparse.Namespace) -> dict:
     """Score the mean of several runs' block logits (`run --logits DIR` of each, e.g. one per seed): an ensemble
-    of their models, without training again."""
+    of their models, without training again. `--method consensus`: the default's score is the consensus method's."""
     from pagesieve.models.blocknet import BlockNetSettings
 
     dirs = [Path(d) for d in args.reports]
     pools = args.pools.split(",") if args.pools else list(POOLS)
+    consensus = getattr(args, "method", "blocknet") == "consensus"
     settings, folds = BlockNetSettings(), []
     for name in pools:
         runs = [np.load(d / f"{name}.npz") for d in dirs]
@@ -390,9 +401,10 @@ def ensemble(args: argparse.Namespace) -> dict:
         for k, page_id in enumerate(ids):
             i = rows[str(page_id)]
             row = pool.rows[i]
+            candidates = [peer_texts[row["id"]][p] for p in BLEND_PEERS] if consensus else None
             network, shipped = _scored(row, logits[offsets[k] : offsets[k + 1]], settings,
                                        peer_texts[row["id"]][settings.unsure_peer],
-                                       context[starts[i] : starts[i + 1]])
+                                       context[starts[i] : starts[i + 1]], candidates)
             out.append(network)
             default.append(shipped)
         folds.append({"pool": name, "pages": out, "default": default})
@@ -531,6 +543,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="write the report as JSON here")
     ap.add_argument("--scores", choices=("network", "default"), default="network",
                     help="compare: the network's text, or the shipped default's (with its second opinion)")
+    ap.add_argument("--method", choices=("blocknet", "consensus"), default="blocknet",
+                    help="ensemble: score the default as blocknet's (second opinion) or as consensus's (medoid)")
     ap.add_argument("--logits", type=Path, default=None,
                     help="write each left-out pool's block logits here (<pool>.npz: ids, offsets, logits)")
     args = ap.parse_intermixed_args(argv)       # the reports may follow the options

@@ -167,3 +167,20 @@ def test_compare_reads_the_defaults_scores_when_asked(tmp_path, lobo):
     old.write_text(json.dumps({"name": "old", "per_page": report["per_page"]}))
     with pytest.raises(SystemExit, match="no default scores"):
         lobo.compare(str(old), str(path), scores="default")
+
+
+def test_consensus_scores_the_medoid_of_the_networks_text_and_the_peers(tmp_path, lobo):
+    write_cache(tmp_path, resiliparse="alpha beta")     # trafilatura "alpha", readability "alpha beta menu"
+
+    def consensus(logits: list[float]) -> dict:
+        folder = write_logits(tmp_path / f"run-{sum(logits)}", logits)
+        return lobo.ensemble(SimpleNamespace(reports=[folder], pools="pool", cache=tmp_path, name="c",
+                                             method="consensus"))["pools"]["pool"]
+
+    # the network keeps "menu home" too: readability's text agrees most with the rest (mean F1 0.72 against 0.64)
+    outvoted = consensus([5.0, 5.0, 5.0])
+    assert outvoted["blocknet"] == pytest.approx(2 / 3, abs=1e-4)
+    assert outvoted["default"] == outvoted["readability"] == 0.8 and outvoted["to_peer"] == 1
+    # the network's "alpha beta" ties with resiliparse's: the network's text stands
+    kept = consensus([5.0, 5.0, -5.0])
+    assert kept["default"] == kept["blocknet"] == 1.0 and kept["to_peer"] == 0
