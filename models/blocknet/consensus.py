@@ -1,24 +1,30 @@
 """Consensus: the main text most extractors agree on, page by page.
 
-BlockNet's text (its network and trees, the markup's rules; no second opinion) and the texts of its three peers
-(trafilatura, readability, resiliparse; `peers.PEERS`) are the candidates; the page gets the candidate whose
-bag-of-words F1 against the others is highest on average (their medoid). Where BlockNet keeps a comment thread that
-all three peers drop, or takes a sidebar for the article, the peers outvote it; where one peer fails, the others
-outvote that peer. No weight is learned, so nothing in it was fitted to a benchmark's convention. Left out of
-training, it scored above blocknet and blend on the eight pools' macro (docs/methods/blocknet.md#consensus). It
-runs the three peers on every page, as blend does: quality first, at about a third of trafilatura's pages/s.
+The candidates are BlockNet's text, blend's (its network reading the peers' votes) and the texts of the three peers
+(trafilatura, readability, resiliparse; `peers.PEERS`); the page gets the candidate whose bag-of-words F1 against
+the others is highest on average (their medoid). Where BlockNet keeps a comment thread that the peers drop, or a
+peer takes a sidebar for the article, the others outvote it. The choice learns no weight, so it was fitted to no
+benchmark's convention; the two networks are its only trained parts. Left out of training it scored above blocknet
+and blend on the eight pools' macro, and on the held-out test parts above both (docs/methods/blocknet.md#consensus).
+It runs the three peers and both networks on every page: quality first, below a third of trafilatura's pages/s.
+Both networks read the same blocks and inputs (blend's adds the peers' votes) and each text is its network's
+content blocks with the markup's rules, without a second opinion: resiliparse's text is a candidate already.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from pagesieve.eval.metrics import bag_of_words_prf
 
 from ..page import CleanResult
+from ..web2text import blocks_result
 from ..web2text.method import PageBlocks
-from .method import BlockNet, peer_result
-from .peers import PEERS, PeerVotes
+from .method import BlockNet, peer_result, require_peer_inputs
+from .model import INPUT_PEERS, BlockNetModel
+from .peers import PEERS, PeerVotes, peer_columns
 from .settings import ConsensusSettings
 
 __all__ = ["Consensus", "medoid"]
@@ -41,8 +47,8 @@ def medoid(texts: Sequence[str]) -> int:
 
 
 class Consensus(BlockNet):
-    """BlockNet's text or one of its peers', whichever agrees most with the rest (`medoid`). The document's
-    `method` names the peer when its text was chosen (`consensus/1+trafilatura`)."""
+    """BlockNet's text, blend's or one of the peers', whichever agrees most with the rest (`medoid`). The
+    document's `method` names the other when its text was chosen (`consensus/1+blend`, `consensus/1+trafilatura`)."""
 
     name = "consensus"
     version = 1
@@ -52,17 +58,43 @@ class Consensus(BlockNet):
         super().__init__(settings or ConsensusSettings.load())
         if self.peers is not None:
             raise ValueError(f"consensus.model {self.settings.model!r} reads the peers' votes; consensus needs a "
-                             "BlockNet model whose text is a candidate of its own (\"default\" or a path)")
+                             "BlockNet model whose text is a candidate of its own (blend's goes in "
+                             "consensus.blend_model)")
+        self.blend: BlockNetModel | None = None
+        if self.settings.blend_model:
+            self.blend = BlockNetModel.load(self.settings.blend_model, trees=self.settings.trees).to(self.device)
+            require_peer_inputs(self.blend, "consensus.blend_model", self.settings.blend_model)
+            if INPUT_PEERS[self.blend.inputs] != PEERS:
+                raise ValueError(f"consensus.blend_model {self.settings.blend_model!r} reads "
+                                 f"{', '.join(INPUT_PEERS[self.blend.inputs])} only; consensus runs all three peers "
+                                 "(\"blend\", or \"\" for no blend candidate)")
         self.votes = PeerVotes(PEERS)
-        self.peer_pages = 0            # pages whose text came from a peer in this process (read by tests)
+        self.chosen = {name: 0 for name in ("blocknet", "blend", *PEERS)}   # pages per candidate, this process
 
     def batch_results(self, inputs: Sequence[PageBlocks | CleanResult]) -> list[CleanResult]:
         results = super().batch_results(inputs)
-        for i, x in enumerate(inputs):
-            if isinstance(x, PageBlocks):   # a page without blocks too: the peers may read what the blocks miss
-                outputs = self.votes.outputs(x.page)
-                chosen = medoid([results[i].text, *outputs])
-                if chosen:
-                    self.peer_pages += 1
-                    results[i] = peer_result(x.blocks, results[i], outputs[chosen - 1], PEERS[chosen - 1])
+        pages = [i for i, x in enumerate(inputs) if isinstance(x, PageBlocks)]  # with no blocks too: the peers
+        outputs = {i: self.votes.outputs(inputs[i].page) for i in pages}        # may read what the blocks miss
+        blended = self._blend_texts(inputs, outputs)
+        for i in pages:
+            names = ["blocknet", *(["blend"] if self.blend is not None else []), *PEERS]
+            texts = [results[i].text, *([blended[i]] if self.blend is not None else []), *outputs[i]]
+            chosen = medoid(texts)
+            self.chosen[names[chosen]] += 1
+            if chosen:
+                results[i] = peer_result(inputs[i].blocks, results[i], texts[chosen], names[chosen])
         return results
+
+    def _blend_texts(self, inputs: Sequence[PageBlocks | CleanResult], outputs: dict[int, list[str]]
+                     ) -> dict[int, str]:
+        """blend's text of each page that has blocks: its network and trees over BlockNet's inputs and the votes."""
+        if self.blend is None:
+            return {}
+        fits = [i for i in outputs if len(inputs[i].blocks)]
+        logits = self.predict_logits([np.hstack([inputs[i].inputs[0], peer_columns(inputs[i].blocks.text, outputs[i])])
+                                      for i in fits], self.blend)
+        texts = {i: "" for i in outputs}
+        for i, page_logits in zip(fits, logits, strict=True):
+            x = inputs[i]
+            texts[i] = blocks_result(x.page, x.blocks, self.content(x.blocks, page_logits)).text
+        return texts

@@ -18,7 +18,8 @@ from .model import INPUT_PEERS, BlockNetModel
 from .peers import PeerVotes, build_peer, held_by, peer_columns
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
-__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "peer_result", "uncertainty"]
+__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "peer_result", "require_peer_inputs",
+           "uncertainty"]
 
 
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
@@ -189,7 +190,7 @@ def peer_result(blocks: Blocks, own: CleanResult, text: str, peer: str) -> Clean
     return CleanResult(title=own.title, text=text, content_xpaths=content_xpaths(blocks, held), text_from=peer)
 
 
-def _require_peer_inputs(model: BlockNetModel, key: str, value: str) -> None:
+def require_peer_inputs(model: BlockNetModel, key: str, value: str) -> None:
     """A blend model's inputs hold the peers' votes; a plain BlockNet model in its place is a setting's mistake."""
     if model.inputs not in INPUT_PEERS:
         raise ValueError(f"{key} {value!r} does not read the peers' votes: train one with "
@@ -206,7 +207,7 @@ class Blend(BlockNet):
 
     def __init__(self, settings: BlendSettings | None = None) -> None:
         super().__init__(settings or BlendSettings.load())
-        _require_peer_inputs(self.model, "blend.model", self.settings.model)
+        require_peer_inputs(self.model, "blend.model", self.settings.model)
 
 
 class Cascade(BlockNet):
@@ -224,7 +225,7 @@ class Cascade(BlockNet):
                              "a BlockNet model (blend's goes in cascade.blend_model)")
         # `trees` for both passes: the cascade's routing and its measures are of the two networks alone
         self.blend = BlockNetModel.load(self.settings.blend_model, trees=self.settings.trees).to(self.device)
-        _require_peer_inputs(self.blend, "cascade.blend_model", self.settings.blend_model)
+        require_peer_inputs(self.blend, "cascade.blend_model", self.settings.blend_model)
         self.votes = PeerVotes(INPUT_PEERS[self.blend.inputs])
         self.blended_pages = 0         # pages this instance sent to blend (read by tests; no report shows it yet)
 

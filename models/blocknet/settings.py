@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pagesieve.settings import Settings, check_at_least, check_device, check_threads
@@ -75,13 +76,20 @@ class CascadeSettings(BlockNetSettings):
             raise ValueError("cascade.unsure_peer: the cascade's unsure pages go to blend; leave it \"\"")
 
 
+def _optional(check: Callable[[str], None]) -> Callable[[str], None]:
+    """A model field's check that also takes "" (no such model)."""
+    return lambda value: None if value == "" else check(value)
+
+
 @dataclass(frozen=True, slots=True)
 class ConsensusSettings(BlockNetSettings):
-    """The `consensus` method's: BlockNet's fields (for the BlockNet text among its candidates), read from
-    conf/consensus.toml. No second opinion: the peers' texts are candidates on every page."""
+    """The `consensus` method's: BlockNet's fields (for the BlockNet candidate; blend's candidate shares them),
+    read from conf/consensus.toml, plus blend's model. No second opinion: the peers' texts are candidates."""
 
     conf_name = "consensus"
+    field_checks = BlockNetSettings.field_checks | {"blend_model": _optional(BlockNetSettings.field_checks["model"])}
 
+    blend_model: str = "blend"
     unsure_peer: str = ""
 
     def __post_init__(self) -> None:

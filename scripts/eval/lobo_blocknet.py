@@ -6,7 +6,7 @@ peers on the same pages (issue 40, item 2).
     .venv/bin/python scripts/eval/lobo_blocknet.py run --name all --train-pools all [--extra resiliparse,stop]
     .venv/bin/python scripts/eval/lobo_blocknet.py compare A.json B.json [--scores default]   # two runs' --out
     .venv/bin/python scripts/eval/lobo_blocknet.py ensemble --name e DIR1 DIR2 ...   # mean of runs' --logits
-    .venv/bin/python scripts/eval/lobo_blocknet.py ensemble --method consensus DIR     # consensus on a run's logits
+    .venv/bin/python scripts/eval/lobo_blocknet.py ensemble --method consensus DIR --blend-logits BLEND_DIR
 
 Pools: the six benchmarks of the shipped model and the two of 2025-26 (wcxb, trafilatura-eval). Every fold trains on
 the `fit` and `validation` parts of the other pools (with `--train-pools six`, of the six old pools only) and scores
@@ -264,20 +264,27 @@ def _block_starts(cache: Path, name: str) -> np.ndarray:
         return z["offsets"]
 
 
+def _network_text(row: dict, logits: np.ndarray, settings, context: np.ndarray) -> str:
+    """A network's text of a page: its content blocks less those the markup's rules rule out (`BlockNet.content`)."""
+    from pagesieve.models.blocknet.markup import rule_out, ruled_out
+    from pagesieve.models.blocknet.method import content_blocks
+
+    ruled = ruled_out(row["texts"], context, hidden=settings.drop_hidden_copies, site=settings.drop_landmarks)
+    return _text(row, rule_out(content_blocks(SimpleNamespace(text=row["texts"]), logits, settings), ruled))
+
+
 def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, context: np.ndarray,
             candidates: list[str] | None = None) -> tuple[dict, dict]:
     """One left-out page scored twice: the network's text, and the shipped default's (the network's, or the second
     opinion's where blocknet `hands_over` the page, on the cached hidden-text count; the cached resiliparse output
     is the peer blocknet calls). The content blocks less those the markup's rules the settings turn on rule out
     (`context`: the page's blocks' context bits); the hand-over on the model's own logits, as the method decides.
-    With `candidates` (the peers' cached texts, in the consensus method's order) the second score is consensus's:
-    the `medoid` of the network's text and theirs."""
+    With `candidates` (blend's text if scored, then the peers' cached texts: the consensus method's order) the second
+    score is consensus's: the `medoid` of the network's text and theirs."""
     from pagesieve.models.blocknet.consensus import medoid
-    from pagesieve.models.blocknet.markup import rule_out, ruled_out
-    from pagesieve.models.blocknet.method import content_blocks, hands_over
+    from pagesieve.models.blocknet.method import hands_over
 
-    ruled = ruled_out(row["texts"], context, hidden=settings.drop_hidden_copies, site=settings.drop_landmarks)
-    text = _text(row, rule_out(content_blocks(SimpleNamespace(text=row["texts"]), logits, settings), ruled))
+    text = _network_text(row, logits, settings, context)
     f1, counts = _score(row, text)
     network = {"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()}
     if candidates is not None:
@@ -379,7 +386,8 @@ def run(args: argparse.Namespace) -> dict:
 
 def ensemble(args: argparse.Namespace) -> dict:
     """Score the mean of several runs' block logits (`run --logits DIR` of each, e.g. one per seed): an ensemble
-    of their models, without training again. `--method consensus`: the default's score is the consensus method's."""
+    of their models, without training again. `--method consensus`: the default's score is the consensus method's
+    (`--blend-logits`: blend's run, for its candidate; without it, four candidates)."""
     from pagesieve.models.blocknet import BlockNetSettings
 
     dirs = [Path(d) for d in args.reports]
@@ -394,6 +402,12 @@ def ensemble(args: argparse.Namespace) -> dict:
             raise SystemExit(f"{name}: the runs scored other pages or blocks; ensemble runs of one cache")
         logits = np.mean([r["logits"] for r in runs], axis=0)
         offsets = runs[0]["offsets"]
+        blend = []
+        if consensus and getattr(args, "blend_logits", None):
+            blended = np.load(Path(args.blend_logits) / f"{name}.npz")
+            if not np.array_equal(blended["ids"], ids) or not np.array_equal(blended["offsets"], offsets):
+                raise SystemExit(f"{name}: --blend-logits scored other pages or blocks; use runs of one cache")
+            blend = [blended["logits"][offsets[k] : offsets[k + 1]] for k in range(len(ids))]
         pool, peer_texts = PoolPages(args.cache, name), _peer_texts(args.cache, name)
         context, starts = _context(args.cache, name), _block_starts(args.cache, name)
         rows = {pool.rows[i]["id"]: i for i in pool.indices(("fit", "validation"))}
@@ -401,7 +415,11 @@ def ensemble(args: argparse.Namespace) -> dict:
         for k, page_id in enumerate(ids):
             i = rows[str(page_id)]
             row = pool.rows[i]
-            candidates = [peer_texts[row["id"]][p] for p in BLEND_PEERS] if consensus else None
+            candidates = None
+            if consensus:
+                page_context = context[starts[i] : starts[i + 1]]
+                blended = [_network_text(row, blend[k], settings, page_context)] if blend else []
+                candidates = blended + [peer_texts[row["id"]][p] for p in BLEND_PEERS]
             network, shipped = _scored(row, logits[offsets[k] : offsets[k + 1]], settings,
                                        peer_texts[row["id"]][settings.unsure_peer],
                                        context[starts[i] : starts[i + 1]], candidates)
@@ -545,6 +563,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="compare: the network's text, or the shipped default's (with its second opinion)")
     ap.add_argument("--method", choices=("blocknet", "consensus"), default="blocknet",
                     help="ensemble: score the default as blocknet's (second opinion) or as consensus's (medoid)")
+    ap.add_argument("--blend-logits", type=Path, default=None,
+                    help="ensemble --method consensus: blend's run (its --logits folder), for its candidate")
     ap.add_argument("--logits", type=Path, default=None,
                     help="write each left-out pool's block logits here (<pool>.npz: ids, offsets, logits)")
     args = ap.parse_intermixed_args(argv)       # the reports may follow the options

@@ -172,10 +172,13 @@ def test_compare_reads_the_defaults_scores_when_asked(tmp_path, lobo):
 def test_consensus_scores_the_medoid_of_the_networks_text_and_the_peers(tmp_path, lobo):
     write_cache(tmp_path, resiliparse="alpha beta")     # trafilatura "alpha", readability "alpha beta menu"
 
-    def consensus(logits: list[float]) -> dict:
-        folder = write_logits(tmp_path / f"run-{sum(logits)}", logits)
+    runs = iter(range(9))
+
+    def consensus(logits: list[float], blend: list[float] | None = None) -> dict:
+        folder = write_logits(tmp_path / f"run-{next(runs)}", logits)
+        blend_logits = write_logits(tmp_path / f"blend-{next(runs)}", blend) if blend else None
         return lobo.ensemble(SimpleNamespace(reports=[folder], pools="pool", cache=tmp_path, name="c",
-                                             method="consensus"))["pools"]["pool"]
+                                             method="consensus", blend_logits=blend_logits))["pools"]["pool"]
 
     # the network keeps "menu home" too: readability's text agrees most with the rest (mean F1 0.72 against 0.64)
     outvoted = consensus([5.0, 5.0, 5.0])
@@ -184,3 +187,6 @@ def test_consensus_scores_the_medoid_of_the_networks_text_and_the_peers(tmp_path
     # the network's "alpha beta" ties with resiliparse's: the network's text stands
     kept = consensus([5.0, 5.0, -5.0])
     assert kept["default"] == kept["blocknet"] == 1.0 and kept["to_peer"] == 0
+    # blend's "alpha beta" ties with resiliparse's and comes first: blend's text
+    blended = consensus([5.0, 5.0, 5.0], blend=[5.0, 5.0, -5.0])
+    assert blended["default"] == 1.0 and blended["to_peer"] == 1

@@ -1,4 +1,5 @@
-"""The consensus method: BlockNet's text or a peer's, whichever the others agree with most, on real Dragnet pages."""
+"""The consensus method: BlockNet's text, blend's or a peer's, whichever the others agree with most, on real Dragnet
+pages."""
 
 from __future__ import annotations
 
@@ -27,35 +28,46 @@ def test_the_medoid_is_the_text_the_others_agree_with():
 
 @pytest.fixture(scope="module")
 def candidates(dragnet_pages):
-    """Each page's candidates: BlockNet's own text (no second opinion), then the peers' in PEERS order."""
+    """Each page's candidates: BlockNet's own text and blend's (no second opinion), then the peers' in PEERS
+    order."""
     blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": ""})
+    blend = build_method("blend", {"device": "cpu", "unsure_peer": ""})
     votes = PeerVotes(PEERS)
-    return [[blocknet.process(page).text, *votes.outputs(page)] for page in dragnet_pages]
+    return [[blocknet.process(page).text, blend.process(page).text, *votes.outputs(page)] for page in dragnet_pages]
 
 
-def test_each_page_gets_its_candidates_medoid_and_names_the_peer_it_came_from(dragnet_pages, candidates):
+def test_each_page_gets_its_candidates_medoid_and_names_where_it_came_from(dragnet_pages, candidates):
     consensus = build_method("consensus", {"device": "cpu"})
     results = consensus.process_batch(dragnet_pages)
+    names = ["blocknet", "blend", *PEERS]
     chosen = [medoid(texts) for texts in candidates]
     for result, texts, k in zip(results, candidates, chosen, strict=True):
         assert result.text == texts[k]
-        assert result.text_from == (PEERS[k - 1] if k else None)
+        assert result.text_from == (names[k] if k else None)
         assert result.status == "ok" and (result.content_xpaths or not result.text)
-    assert 0 < consensus.peer_pages == sum(k > 0 for k in chosen) < len(dragnet_pages)
+    assert consensus.chosen == {name: sum(k == n for k in chosen) for n, name in enumerate(names)}
+    assert consensus.chosen["blocknet"] and consensus.chosen["blend"] and sum(consensus.chosen.values()) == 30
+
+
+def test_without_blend_the_candidates_are_blocknet_and_the_peers(dragnet_pages, candidates):
+    consensus = build_method("consensus", {"device": "cpu", "blend_model": ""})
+    for page, (own, _, *peers) in zip(dragnet_pages[:10], candidates, strict=False):
+        assert consensus.process(page).text == [own, *peers][medoid([own, *peers])]
+    assert consensus.chosen["blend"] == 0
 
 
 def test_two_peers_that_agree_outvote_blocknet_and_a_lone_peer_is_never_chosen(dragnet_pages, candidates):
-    consensus = build_method("consensus", {"device": "cpu"})
+    consensus = build_method("consensus", {"device": "cpu", "blend_model": ""})
     f1 = lambda a, b: bag_of_words_prf(a, b).f1   # noqa: E731
-    outvoted = [page for page, (own, *peers) in zip(dragnet_pages, candidates, strict=True)
+    outvoted = [page for page, (own, _, *peers) in zip(dragnet_pages, candidates, strict=True)
                 if all(f1(own, t) < 0.75 for t in peers)
                 and max(f1(a, b) for a in peers for b in peers if a != b) > 0.9]
     assert outvoted                                # e.g. BlockNet keeps a comment thread that two peers drop
     assert all(consensus.process(page).text_from in PEERS for page in outvoted)
-    lone = [(page, texts.index(t)) for page, texts in zip(dragnet_pages, candidates, strict=True)
-            for t in texts[1:] if all(f1(t, u) < 0.5 for u in texts if u is not t)]
+    lone = [(page, k) for page, (own, _, *peers) in zip(dragnet_pages, candidates, strict=True)
+            for k, t in enumerate(peers) if all(f1(t, u) < 0.5 for u in [own, *peers] if u is not t)]
     assert lone                                    # e.g. resiliparse keeps the comments the others drop
-    assert all(consensus.process(page).text_from != PEERS[k - 1] for page, k in lone)
+    assert all(consensus.process(page).text_from != PEERS[k] for page, k in lone)
 
 
 def test_settings_are_checked():
@@ -63,3 +75,9 @@ def test_settings_are_checked():
         build_method("consensus", {"unsure_peer": "resiliparse"})
     with pytest.raises(ValueError, match="reads the peers' votes"):
         build_method("consensus", {"device": "cpu", "model": "blend"})
+    with pytest.raises(ConfigError, match="blend_model"):
+        build_method("consensus", {"blend_model": "nosuch"})
+    with pytest.raises(ValueError, match="does not read the peers"):
+        build_method("consensus", {"device": "cpu", "blend_model": "default"})
+    with pytest.raises(ValueError, match="consensus runs all three peers"):
+        build_method("consensus", {"device": "cpu", "blend_model": "blend-lite"})
