@@ -393,6 +393,7 @@ def ensemble(args: argparse.Namespace) -> dict:
     dirs = [Path(d) for d in args.reports]
     pools = args.pools.split(",") if args.pools else list(POOLS)
     consensus = getattr(args, "method", "blocknet") == "consensus"
+    blend_dir = Path(args.blend_logits) if consensus and getattr(args, "blend_logits", None) else None
     settings, folds = BlockNetSettings(), []
     for name in pools:
         runs = [np.load(d / f"{name}.npz") for d in dirs]
@@ -403,8 +404,8 @@ def ensemble(args: argparse.Namespace) -> dict:
         logits = np.mean([r["logits"] for r in runs], axis=0)
         offsets = runs[0]["offsets"]
         blend = []
-        if consensus and getattr(args, "blend_logits", None):
-            blended = np.load(Path(args.blend_logits) / f"{name}.npz")
+        if blend_dir:
+            blended = np.load(blend_dir / f"{name}.npz")
             if not np.array_equal(blended["ids"], ids) or not np.array_equal(blended["offsets"], offsets):
                 raise SystemExit(f"{name}: --blend-logits scored other pages or blocks; use runs of one cache")
             blend = [blended["logits"][offsets[k] : offsets[k + 1]] for k in range(len(ids))]
@@ -426,7 +427,10 @@ def ensemble(args: argparse.Namespace) -> dict:
             out.append(network)
             default.append(shipped)
         folds.append({"pool": name, "pages": out, "default": default})
-    return _report(args.cache, folds, {"name": args.name, "ensemble_of": [str(d) for d in dirs]})
+    head = {"name": args.name, "ensemble_of": [str(d) for d in dirs]}
+    if consensus:
+        head |= {"method": "consensus", "blend_logits": str(args.blend_logits) if blend_dir else None}
+    return _report(args.cache, folds, head)
 
 
 def _report(cache: Path, folds: list[dict], head: dict) -> dict:
@@ -531,7 +535,9 @@ def print_report(report: dict) -> None:
     print(f"macro: blocknet {report['macro_blocknet']:.4f}, best peer per pool {report['macro_best_peer']:.4f}, "
           f"worst gap {report['worst_gap']:+.4f}")
     if "macro_default" in report:
-        print("with the default's second opinion (resiliparse's text on the pages blocknet hands over):")
+        print("as consensus chooses (the medoid of the network's text and the others'; \"to the peer\": not the "
+              "network's):" if report.get("method") == "consensus" else
+              "with the default's second opinion (resiliparse's text on the pages blocknet hands over):")
         for pool, r in report["pools"].items():
             print(f"{pool:<20}{r['pages']:>6}{r['default']:>9.3f}{r['default_gap']:>+10.3f} "
                   f"[{r['default_low']:+.3f}, {r['default_high']:+.3f}] {r['best_peer'][:5]:>5}"

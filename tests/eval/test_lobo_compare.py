@@ -169,7 +169,7 @@ def test_compare_reads_the_defaults_scores_when_asked(tmp_path, lobo):
         lobo.compare(str(old), str(path), scores="default")
 
 
-def test_consensus_scores_the_medoid_of_the_networks_text_and_the_peers(tmp_path, lobo):
+def test_consensus_scores_the_medoid_of_the_networks_text_and_the_peers(tmp_path, lobo, capsys):
     write_cache(tmp_path, resiliparse="alpha beta")     # trafilatura "alpha", readability "alpha beta menu"
 
     runs = iter(range(9))
@@ -177,8 +177,11 @@ def test_consensus_scores_the_medoid_of_the_networks_text_and_the_peers(tmp_path
     def consensus(logits: list[float], blend: list[float] | None = None) -> dict:
         folder = write_logits(tmp_path / f"run-{next(runs)}", logits)
         blend_logits = write_logits(tmp_path / f"blend-{next(runs)}", blend) if blend else None
-        return lobo.ensemble(SimpleNamespace(reports=[folder], pools="pool", cache=tmp_path, name="c",
-                                             method="consensus", blend_logits=blend_logits))["pools"]["pool"]
+        report = lobo.ensemble(SimpleNamespace(reports=[folder], pools="pool", cache=tmp_path, name="c",
+                                               method="consensus", blend_logits=blend_logits))
+        lobo.print_report(report)
+        assert "as consensus chooses" in capsys.readouterr().out
+        return report["pools"]["pool"]
 
     # the network keeps "menu home" too: readability's text agrees most with the rest (mean F1 0.72 against 0.64)
     outvoted = consensus([5.0, 5.0, 5.0])
