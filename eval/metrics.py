@@ -15,6 +15,7 @@ __all__ = [
     "PRF",
     "tokenize",
     "bag_of_words_prf",
+    "bag_prf",
     "shingles",
     "shingle_prf",
     "shingle_counts",
@@ -79,8 +80,13 @@ def bag_of_words_prf(predicted: str, gold: str) -> PRF:
     (nothing wrong was said), R = 0, F1 = 0; empty gold with a non-empty prediction -> P = 0,
     R = 1, F1 = 0.
     """
-    p, g = Counter(tokenize(predicted)), Counter(tokenize(gold))
-    return _prf(sum((p & g).values()), sum(p.values()), sum(g.values()))
+    return bag_prf(Counter(tokenize(predicted)), Counter(tokenize(gold)))
+
+
+def bag_prf(predicted: Counter[str], gold: Counter[str]) -> PRF:
+    """`bag_of_words_prf` of two token multisets already counted (a text compared with several others is
+    tokenized once)."""
+    return _prf(sum((predicted & gold).values()), sum(predicted.values()), sum(gold.values()))
 
 
 def shingles(text: str, n: int = 4, *, casefold: bool = False) -> Counter[tuple[str, ...]]:

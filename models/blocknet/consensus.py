@@ -13,11 +13,12 @@ content blocks with the markup's rules, without a second opinion: resiliparse's 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
-from pagesieve.eval.metrics import bag_of_words_prf
+from pagesieve.eval.metrics import bag_prf, tokenize
 
 from ..page import CleanResult
 from ..web2text import blocks_result
@@ -37,10 +38,11 @@ def medoid(texts: Sequence[str]) -> int:
     live = [i for i, text in enumerate(texts) if text.strip()]
     if len(live) < 3:
         return live[0] if live else 0
+    bags = {i: Counter(tokenize(texts[i])) for i in live}     # each text tokenized once, not once per pair
     agree = {i: 0.0 for i in live}
     for a, i in enumerate(live):               # F1 is symmetric: each pair once
         for j in live[a + 1 :]:
-            f1 = bag_of_words_prf(texts[i], texts[j]).f1
+            f1 = bag_prf(bags[i], bags[j]).f1
             agree[i] += f1
             agree[j] += f1
     return max(live, key=lambda i: (agree[i], -i))
