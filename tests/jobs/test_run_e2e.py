@@ -130,7 +130,7 @@ def test_export_is_a_jsoncollection_of_ok_documents(run_out):
     assert pq.read_table(run_out / "export" / "parquet").num_rows == len(docs)
 
 
-@pytest.fixture(scope="module", params=["web2text", "blocknet", "cascade"])
+@pytest.fixture(scope="module", params=["web2text", "blocknet", "cascade", "consensus"])
 def neural_docs(request, run_out, tmp_path_factory) -> tuple[str, list[dict]]:
     """`pagesieve clean --method NAME` (the real CLI, Spark local mode) over the sample's pages table; for blocknet,
     `run`'s default, the documents of command 1 itself (cleaning the same pages again would only restart Spark)."""
@@ -145,8 +145,11 @@ def neural_docs(request, run_out, tmp_path_factory) -> tuple[str, list[dict]]:
     assert report["methods"] == [f"{name}/1"] and report["accounting"]["pages"]["ok"] is True
     docs = pq.read_table(out).to_pylist()
     assert report["by_method"] == dict(Counter(d["method"] for d in docs))
-    # blocknet's second opinion names itself on the pages it took (the sample has some); the others never do
-    assert {d["method"] for d in docs} == ({"blocknet/1", "blocknet/1+resiliparse"} if name == "blocknet"
+    # blocknet's second opinion names itself on the pages it took (the sample has some), consensus every candidate
+    # whose text it chose (the sample has each); the others never do
+    assert {d["method"] for d in docs} == ({"blocknet/1", "blocknet/1+resiliparse"} if name == "blocknet" else
+                                           {f"consensus/1{c}" for c in ("", "+blend", "+trafilatura", "+readability",
+                                                                        "+resiliparse")} if name == "consensus"
                                            else {f"{name}/1"})
     return name, docs
 
