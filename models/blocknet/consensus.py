@@ -5,7 +5,8 @@ The candidates are BlockNet's text, blend's (its network reading the peers' vote
 the others is highest on average (their medoid). Where BlockNet keeps a comment thread that the peers drop, or a
 peer takes a sidebar for the article, the others outvote it. The choice learns no weight, so it was fitted to no
 benchmark's convention; the two networks are its only trained parts. Left out of training it scored above blocknet
-and blend on the eight pools' macro, and on the held-out test parts above both (docs/methods/blocknet.md#consensus).
+and blend on the eight pools' macro; on the held-out test parts it is level with blend and above blocknet
+(docs/methods/blocknet.md#consensus).
 It runs the three peers and both networks on every page: quality first, below a third of trafilatura's pages/s.
 Both networks read the same blocks and inputs (blend's adds the peers' votes) and each text is its network's
 content blocks with the markup's rules, without a second opinion: resiliparse's text is a candidate already.
@@ -18,9 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pagesieve.eval.metrics import bag_prf, tokenize
-
 from ..page import CleanResult
+from ..page.overlap import bag_prf, tokenize
 from ..web2text import blocks_result
 from ..web2text.method import PageBlocks
 from .method import BlockNet, peer_result, require_peer_inputs
@@ -33,7 +33,7 @@ __all__ = ["Consensus", "medoid"]
 
 def medoid(texts: Sequence[str]) -> int:
     """The index of the text with the highest mean bag-of-words F1 against the other non-empty texts (the
-    evaluation's own measure, `eval.metrics.bag_of_words_prf`); ties go to the earlier text. With fewer than three
+    evaluation's own measure, `page.overlap.bag_of_words_prf`); ties go to the earlier text. With fewer than three
     non-empty texts there is no majority: the first non-empty one (0 when all are empty)."""
     live = [i for i, text in enumerate(texts) if text.strip()]
     if len(live) < 3:
@@ -78,8 +78,8 @@ class Consensus(BlockNet):
         pages = [i for i, x in enumerate(inputs) if isinstance(x, PageBlocks)]  # with no blocks too: the peers
         outputs = {i: self.votes.outputs(inputs[i].page) for i in pages}        # may read what the blocks miss
         blended = self._blend_texts(inputs, outputs)
+        names = ["blocknet", *(["blend"] if self.blend is not None else []), *PEERS]
         for i in pages:
-            names = ["blocknet", *(["blend"] if self.blend is not None else []), *PEERS]
             texts = [results[i].text, *([blended[i]] if self.blend is not None else []), *outputs[i]]
             chosen = medoid(texts)
             self.chosen[names[chosen]] += 1

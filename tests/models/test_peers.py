@@ -70,7 +70,7 @@ def test_peers_are_registered():
 def test_method_finds_the_article(name, pages, results):
     method = build_method(name)
     assert method.name == name and isinstance(method.version, int)
-    assert method.batched is (name in ("web2text", "blocknet", "blend", "cascade"))   # the neural methods batch
+    assert method.batched is (name in ("web2text", "blocknet", "blend", "cascade", "consensus"))   # neural: batched
     hits = 0
     for (_, gold), result in zip(pages, results[name], strict=True):
         assert result.status == "ok" and result.text.strip(), (name, result.status)
