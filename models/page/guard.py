@@ -25,20 +25,38 @@ class PageTimeout(PageError):
     status = "timeout"
 
 
+# After the deadline the alarm fires again every REFIRE_S until the block ends: a PageTimeout raised where it is
+# swallowed (a library's `except Exception`, or a finalizer that runs at that moment: Python reports an exception
+# from a garbage-collected py4j object's callback as "unraisable" and carries on) does not let the page run on.
+REFIRE_S = 0.05
+
+
 def _raise_timeout(signum, frame):  # noqa: ARG001 - signal handler signature
     raise PageTimeout("page deadline exceeded")
 
 
 @contextmanager
 def deadline(seconds: float | None) -> Iterator[None]:
-    """Raise PageTimeout in the block after `seconds`; a no-op off the main thread or when None/0."""
+    """Raise PageTimeout in the block after `seconds` (and again every REFIRE_S until the block ends); a no-op off
+    the main thread or when None/0."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = signal.signal(signal.SIGALRM, _raise_timeout)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, REFIRE_S)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _disarm(previous)
+
+
+def _disarm(previous) -> None:
+    """Stop the alarm and restore the previous handler; a re-fire that lands in here is caught and the stop redone,
+    so no alarm outlives its block."""
+    while True:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            return
+        except PageTimeout:
+            continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import faulthandler
 import re
+import signal
 import time
 
 import pytest
@@ -23,6 +24,7 @@ from pagesieve.models.page import (
     run_pages,
     run_prepared,
 )
+from pagesieve.models.page.guard import REFIRE_S, PageTimeout
 from pagesieve.models.page.supervised import SupervisedRunner
 
 GOOD = b"<html><body><div><p>" + b"A real paragraph of article text. " * 10 + b"</p></div></body></html>"
@@ -65,6 +67,24 @@ class Stuck(Echo):
         while page.page_id == "stuck":
             time.sleep(0.01)
         return CleanResult(text=page.page_id)
+
+
+class SwallowsOnce(Echo):
+    """On page "stuck", loops for up to two seconds and swallows the first PageTimeout, as a library's bare
+    `except Exception` or a finalizer running at that moment would."""
+
+    name = "swallows"
+
+    def process(self, page):
+        swallowed, start = 0, time.perf_counter()
+        while page.page_id == "stuck" and time.perf_counter() - start < 2:
+            try:
+                time.sleep(0.01)
+            except PageTimeout:
+                if swallowed:
+                    raise
+                swallowed += 1
+        return CleanResult(text=f"{page.page_id} swallowed {swallowed}")
 
 
 class Backtracking(Cleaner):
@@ -137,6 +157,16 @@ def test_the_alarm_stops_a_runaway_batch_and_only_its_runaway_page_is_lost():
     outcomes = run_pages(Stuck(), [page("a", GOOD), page("stuck", GOOD), page("c", GOOD)], timeout_s=0.2)
     assert [(o.result.status, o.result.text) for o in outcomes] == [("ok", "a"), ("timeout", ""), ("ok", "c")]
     assert outcomes[1].result.error == "PageTimeout: page deadline exceeded"
+
+
+def test_a_swallowed_timeout_fires_again_and_no_alarm_outlives_its_page():
+    before = signal.getsignal(signal.SIGALRM)
+    start = time.perf_counter()
+    outcomes = run_pages(SwallowsOnce(), [page("stuck", GOOD), page("b", GOOD)], timeout_s=0.2)
+    assert [o.result.status for o in outcomes] == ["timeout", "ok"]
+    assert time.perf_counter() - start < 1.0          # stopped one re-fire after the deadline, not after 2 s
+    assert signal.getsignal(signal.SIGALRM) == before and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    time.sleep(3 * REFIRE_S)                           # nothing fires after the block
 
 
 def test_prepare_times_decoding_and_parsing_apart_and_never_raises():
