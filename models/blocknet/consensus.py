@@ -17,15 +17,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-import numpy as np
-
 from ..page import CleanResult
 from ..page.overlap import bag_prf, tokenize
-from ..web2text import blocks_result
-from ..web2text.method import PageBlocks
-from .method import BlockNet, peer_result, require_peer_inputs
+from ..web2text.method import PageBlocks, blocks_text
+from .method import BlockNet, load_blend, peer_result
 from .model import INPUT_PEERS, BlockNetModel
-from .peers import PEERS, PeerVotes, peer_columns
+from .peers import PEERS, PeerVotes, with_votes
 from .settings import ConsensusSettings
 
 __all__ = ["Consensus", "medoid"]
@@ -64,8 +61,8 @@ class Consensus(BlockNet):
                              "consensus.blend_model)")
         self.blend: BlockNetModel | None = None
         if self.settings.blend_model:
-            self.blend = BlockNetModel.load(self.settings.blend_model, trees=self.settings.trees).to(self.device)
-            require_peer_inputs(self.blend, "consensus.blend_model", self.settings.blend_model)
+            self.blend = load_blend(self.settings.blend_model, "consensus.blend_model", self.settings.trees,
+                                    self.device)
             if INPUT_PEERS[self.blend.inputs] != PEERS:
                 raise ValueError(f"consensus.blend_model {self.settings.blend_model!r} reads "
                                  f"{', '.join(INPUT_PEERS[self.blend.inputs])} only; consensus runs all three peers "
@@ -93,10 +90,9 @@ class Consensus(BlockNet):
         if self.blend is None:
             return {}
         fits = [i for i in outputs if len(inputs[i].blocks)]
-        logits = self.predict_logits([np.hstack([inputs[i].inputs[0], peer_columns(inputs[i].blocks.text, outputs[i])])
-                                      for i in fits], self.blend)
+        logits = self.predict_logits([with_votes(inputs[i].inputs[0], inputs[i].blocks.text, outputs[i]) for i in fits],
+                                     self.blend)
         texts = {i: "" for i in outputs}
-        for i, page_logits in zip(fits, logits, strict=True):
-            x = inputs[i]
-            texts[i] = blocks_result(x.page, x.blocks, self.content(x.blocks, page_logits)).text
+        for i, page_logits in zip(fits, logits, strict=True):     # the text alone: no title or XPaths to discard
+            texts[i] = blocks_text(inputs[i].blocks, self.content(inputs[i].blocks, page_logits))
         return texts

@@ -15,11 +15,10 @@ from ..web2text.method import PageBlocks, content_xpaths, page_blocks_within
 from .features import block_inputs
 from .markup import block_context, rule_out, ruled_out
 from .model import INPUT_PEERS, BlockNetModel
-from .peers import PeerVotes, build_peer, held_by, peer_columns
+from .peers import PeerVotes, build_peer, held_by, with_votes
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
-__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "peer_result", "require_peer_inputs",
-           "uncertainty"]
+__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "load_blend", "peer_result", "uncertainty"]
 
 
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
@@ -139,7 +138,7 @@ class BlockNet(Cleaner):
             return blocks
         inputs = block_inputs(blocks, self.model.stopwords)
         if self.peers is not None and len(blocks):
-            inputs = np.hstack([inputs, peer_columns(blocks.text, self.peers.outputs(page))])
+            inputs = with_votes(inputs, blocks.text, self.peers.outputs(page))
         return PageBlocks(page, blocks, (inputs,))
 
     def batch_weight(self, inputs: PageBlocks | CleanResult) -> float:
@@ -190,7 +189,14 @@ def peer_result(blocks: Blocks, own: CleanResult, text: str, peer: str) -> Clean
     return CleanResult(title=own.title, text=text, content_xpaths=content_xpaths(blocks, held), text_from=peer)
 
 
-def require_peer_inputs(model: BlockNetModel, key: str, value: str) -> None:
+def load_blend(name: str, key: str, trees: bool, device: torch.device) -> BlockNetModel:
+    """The blend model `name` (setting `key`) on `device`, refused if it does not read the peers' votes."""
+    model = BlockNetModel.load(name, trees=trees).to(device)
+    _require_peer_inputs(model, key, name)
+    return model
+
+
+def _require_peer_inputs(model: BlockNetModel, key: str, value: str) -> None:
     """A blend model's inputs hold the peers' votes; a plain BlockNet model in its place is a setting's mistake."""
     if model.inputs not in INPUT_PEERS:
         raise ValueError(f"{key} {value!r} does not read the peers' votes: train one with "
@@ -207,7 +213,7 @@ class Blend(BlockNet):
 
     def __init__(self, settings: BlendSettings | None = None) -> None:
         super().__init__(settings or BlendSettings.load())
-        require_peer_inputs(self.model, "blend.model", self.settings.model)
+        _require_peer_inputs(self.model, "blend.model", self.settings.model)
 
 
 class Cascade(BlockNet):
@@ -224,8 +230,7 @@ class Cascade(BlockNet):
             raise ValueError(f"cascade.model {self.settings.model!r} reads the peers' votes: the first pass must be "
                              "a BlockNet model (blend's goes in cascade.blend_model)")
         # `trees` for both passes: the cascade's routing and its measures are of the two networks alone
-        self.blend = BlockNetModel.load(self.settings.blend_model, trees=self.settings.trees).to(self.device)
-        require_peer_inputs(self.blend, "cascade.blend_model", self.settings.blend_model)
+        self.blend = load_blend(self.settings.blend_model, "cascade.blend_model", self.settings.trees, self.device)
         self.votes = PeerVotes(INPUT_PEERS[self.blend.inputs])
         self.blended_pages = 0         # pages this instance sent to blend (read by tests; no report shows it yet)
 
@@ -233,8 +238,7 @@ class Cascade(BlockNet):
         logits = super().page_logits(inputs, fits)
         unsure = [i for i in fits if uncertainty(inputs[i].blocks.text, logits[i]) > self.settings.unsure]
         if unsure:
-            blend_inputs = [np.hstack([inputs[i].inputs[0],
-                                       peer_columns(inputs[i].blocks.text, self.votes.outputs(inputs[i].page))])
+            blend_inputs = [with_votes(inputs[i].inputs[0], inputs[i].blocks.text, self.votes.outputs(inputs[i].page))
                             for i in unsure]
             logits.update(zip(unsure, self.predict_logits(blend_inputs, self.blend), strict=True))
             self.blended_pages += len(unsure)

@@ -18,7 +18,8 @@ from ..page import Cleaner, ParsedPage, failure_of
 from ..page.guard import PageTimeout
 from ..page.words import fold_space
 
-__all__ = ["PEERS", "PEER_INPUT_NAMES", "PeerVotes", "build_peer", "held_by", "peer_columns", "peer_input_names"]
+__all__ = ["PEERS", "PEER_INPUT_NAMES", "PeerVotes", "build_peer", "held_by", "peer_columns", "peer_input_names",
+           "with_votes"]
 
 PEERS = ("trafilatura", "readability", "resiliparse")
 
@@ -50,6 +51,12 @@ def peer_columns(texts: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
         out[:, 2 * i] = held_by(folded, text)
         out[:, 2 * i + 1] = min(len(text) / total, _MAX_SHARE)
     return out
+
+
+def with_votes(inputs: np.ndarray, texts: Sequence[str], outputs: Sequence[str]) -> np.ndarray:
+    """A blend model's inputs: BlockNet's raw `inputs` of the blocks (their `texts`) and the peers' columns for their
+    `outputs` beside them."""
+    return np.hstack([inputs, peer_columns(texts, outputs)])
 
 
 def build_peer(name: str) -> Cleaner:
