@@ -415,15 +415,13 @@ def ensemble(args: argparse.Namespace) -> dict:
         out, default = [], []
         for k, page_id in enumerate(ids):
             i = rows[str(page_id)]
-            row = pool.rows[i]
+            row, page_context = pool.rows[i], context[starts[i] : starts[i + 1]]
             candidates = None
             if consensus:
-                page_context = context[starts[i] : starts[i + 1]]
                 blended = [_network_text(row, blend[k], settings, page_context)] if blend else []
                 candidates = blended + [peer_texts[row["id"]][p] for p in BLEND_PEERS]
             network, shipped = _scored(row, logits[offsets[k] : offsets[k + 1]], settings,
-                                       peer_texts[row["id"]][settings.unsure_peer],
-                                       context[starts[i] : starts[i + 1]], candidates)
+                                       peer_texts[row["id"]][settings.unsure_peer], page_context, candidates)
             out.append(network)
             default.append(shipped)
         folds.append({"pool": name, "pages": out, "default": default})
