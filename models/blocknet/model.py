@@ -17,21 +17,36 @@ import torch
 
 from ..page.weights import read_model_files, write_model_files
 from ..web2text import pad_sequences
-from .features import INPUT_NAMES
+from .features import BASE_INPUT_NAMES, INPUT_NAMES
 from .net import BlockCNN
 from .peers import PEERS, peer_input_names
 from .settings import PACKAGED_MODELS
 from .trees import TREES_KEY, BlockTrees
 
-__all__ = ["PACKAGED_MODELS", "BlockNetModel", "INPUT_PEERS", "INPUT_SETS"]
+__all__ = ["PACKAGED_MODELS", "BlockNetModel", "INPUT_PEERS", "INPUT_SETS", "computed_names"]
 
 # The peers whose votes a model of each input set reads (the `blend` method runs them): all three, or trafilatura
 # and resiliparse only ("blend-lite": about half the peers' time, the left-out macro within the interval;
 # docs/methods/blocknet.md#blend-quality-first)
 INPUT_PEERS: dict[str, tuple[str, ...]] = {"blend": PEERS, "blend-lite": ("trafilatura", "resiliparse")}
-# The input columns a model may read: BlockNet's own, or those plus its peers' votes
+# The input columns a model may read: BlockNet's own, or for blend's models the columns before the selector features
+# (`BASE_INPUT_NAMES`: they were not tried with blend) plus its peers' votes
 INPUT_SETS: dict[str, list[str]] = {"blocknet": INPUT_NAMES} | {
-    kind: INPUT_NAMES + peer_input_names(peers) for kind, peers in INPUT_PEERS.items()}
+    kind: BASE_INPUT_NAMES + peer_input_names(peers) for kind, peers in INPUT_PEERS.items()}
+
+
+def computed_names(kind: str) -> list[str]:
+    """The columns the pipeline computes for a model of `kind` (`page_inputs`' and its peers' votes); the model
+    reads `INPUT_SETS[kind]` of them."""
+    return INPUT_NAMES + peer_input_names(INPUT_PEERS[kind]) if kind in INPUT_PEERS else INPUT_NAMES
+
+
+def _narrowing(kind: str | None) -> tuple[int, np.ndarray] | None:
+    """(width of the computed inputs, the model's columns among them), or None where the model reads them all."""
+    if kind not in INPUT_SETS or INPUT_SETS[kind] == computed_names(kind):
+        return None
+    computed = {name: i for i, name in enumerate(computed_names(kind))}
+    return len(computed), np.array([computed[name] for name in INPUT_SETS[kind]], dtype=np.intp)
 
 
 class BlockNetModel:
@@ -52,6 +67,7 @@ class BlockNetModel:
         self.meta = dict(meta or {})
         self.stopwords = stopwords      # STOPWORD_LISTS: what the stop-word inputs count (cards before it: english)
         self.inputs = inputs            # a key of INPUT_SETS ("blend" also reads the peers' votes), None: unsaveable
+        self._narrowing = _narrowing(inputs)
         self.trees = trees              # a second model family whose scores are averaged with the network's (trees.py)
         self.device = torch.device("cpu")
 
@@ -74,10 +90,18 @@ class BlockNetModel:
         standardised = (torch.from_numpy(inputs) - self._mean) / self._std
         return standardised if self.clip is None else standardised.clamp_(-self.clip, self.clip)
 
+    def narrow(self, inputs: np.ndarray) -> np.ndarray:
+        """A page's inputs as the model reads them: the pipeline's computed columns (`computed_names`) cut to the
+        model's own (`INPUT_SETS`: blend's models read no selector features); inputs already cut pass unchanged."""
+        if self._narrowing is None or inputs.shape[1] != self._narrowing[0]:
+            return inputs
+        return inputs[:, self._narrowing[1]]
+
     def logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """Raw inputs of B pages -> content logits per block, one array per page: the network's, or with `trees`
         the mean of the network's and the trees' where the network is unsure (`BlockTrees.blend`; on the CPU, one
         page at a time, whatever the network's device)."""
+        inputs = [self.narrow(x) for x in inputs]
         out = self.network_logits(inputs)
         if self.trees is None:
             return out
@@ -87,6 +111,7 @@ class BlockNetModel:
     def network_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The network's logits: on CUDA one padded forward pass, on the CPU one page at a time
         (`BlockCNN.page_logits`: faster there, and no page's logits depend on the others')."""
+        inputs = [self.narrow(x) for x in inputs]
         if not inputs:
             return []
         if self.device.type == "cpu":

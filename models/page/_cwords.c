@@ -6,6 +6,8 @@
  * character. A Python regular expression per group of words cost ~5 us a value, and a page of a new site brings
  * a hundred or more new values (~0.9 ms a page of BlockNet's Collapsed DOM); this is the same answer as those
  * searches for the words that are plain literals (context.py runs the others, and non-ASCII values, in Python).
+ * selectors.py's words (trafilatura's rules) use tables of their own, the same search (`configure_table`,
+ * `table_bits`).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -18,23 +20,30 @@ typedef struct {
     long bit;
 } Word;
 
-static Word *words;                 /* sorted by first byte */
-static Py_ssize_t n_words;
-static Py_ssize_t first_at[257];    /* words[first_at[c] : first_at[c + 1]] start with byte c */
+typedef struct {
+    Word *words;                    /* sorted by first byte */
+    Py_ssize_t n_words;
+    Py_ssize_t first_at[257];       /* words[first_at[c] : first_at[c + 1]] start with byte c */
+} Table;
 
-static void clear(void) {
-    for (Py_ssize_t i = 0; i < n_words; i++) PyMem_Free(words[i].word);
-    PyMem_Free(words);
-    words = NULL;
-    n_words = 0;
-    memset(first_at, 0, sizeof(first_at));
+/* table 0: context.py's class and id words (`configure`, `literal_bits`); the others: selectors.py's words, one
+ * table per attribute and case (`configure_table`, `table_bits`) */
+#define N_TABLES 32
+static Table tables[N_TABLES];
+
+static void clear(Table *t) {
+    for (Py_ssize_t i = 0; i < t->n_words; i++) PyMem_Free(t->words[i].word);
+    PyMem_Free(t->words);
+    t->words = NULL;
+    t->n_words = 0;
+    memset(t->first_at, 0, sizeof(t->first_at));
 }
 
 static int by_first_byte(const void *a, const void *b) {
     return (int)(unsigned char)((const Word *)a)->word[0] - (int)(unsigned char)((const Word *)b)->word[0];
 }
 
-static PyObject *configure(PyObject *module, PyObject *pairs) {
+static PyObject *fill(Table *t, PyObject *pairs) {
     PyObject *seq = PySequence_Fast(pairs, "configure: a sequence of (bit, word) pairs");
     if (seq == NULL) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -63,13 +72,13 @@ static PyObject *configure(PyObject *module, PyObject *pairs) {
         table[filled].bit = bit;
     }
     Py_DECREF(seq);
-    clear();
+    clear(t);
     qsort(table, (size_t)n, sizeof(Word), by_first_byte);
-    words = table;
-    n_words = n;
+    t->words = table;
+    t->n_words = n;
     for (int c = 0, i = 0; c <= 256; c++) {
         while (i < n && (unsigned char)table[i].word[0] < c) i++;
-        first_at[c] = i;
+        t->first_at[c] = i;
     }
     Py_RETURN_NONE;
 fail:
@@ -79,25 +88,57 @@ fail:
     return NULL;
 }
 
-static PyObject *literal_bits(PyObject *module, PyObject *value) {
+static PyObject *bits_of(const Table *t, PyObject *value) {
     Py_ssize_t len;
     const char *s = PyUnicode_AsUTF8AndSize(value, &len);      /* an ASCII str: its own characters, no copy */
     if (s == NULL) return NULL;
     long bits = 0;
     for (Py_ssize_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        for (Py_ssize_t k = first_at[c]; k < first_at[c + 1]; k++) {
-            const Word *w = &words[k];
+        for (Py_ssize_t k = t->first_at[c]; k < t->first_at[c + 1]; k++) {
+            const Word *w = &t->words[k];
             if (w->len <= len - i && memcmp(s + i, w->word, (size_t)w->len) == 0) bits |= w->bit;
         }
     }
     return PyLong_FromLong(bits);
 }
 
+static PyObject *configure(PyObject *module, PyObject *pairs) { return fill(&tables[0], pairs); }
+
+static PyObject *literal_bits(PyObject *module, PyObject *value) { return bits_of(&tables[0], value); }
+
+static int slot(PyObject *index) {
+    long k = PyLong_AsLong(index);
+    if (k == -1 && PyErr_Occurred()) return -1;
+    if (k < 1 || k >= N_TABLES) {
+        PyErr_Format(PyExc_ValueError, "table must be 1 to %d", N_TABLES - 1);
+        return -1;
+    }
+    return (int)k;
+}
+
+static PyObject *configure_table(PyObject *module, PyObject *args) {
+    PyObject *index, *pairs;
+    if (!PyArg_ParseTuple(args, "OO", &index, &pairs)) return NULL;
+    int k = slot(index);
+    return k < 0 ? NULL : fill(&tables[k], pairs);
+}
+
+static PyObject *table_bits(PyObject *module, PyObject *args) {
+    PyObject *index, *value;
+    if (!PyArg_ParseTuple(args, "OU", &index, &value)) return NULL;
+    int k = slot(index);
+    return k < 0 ? NULL : bits_of(&tables[k], value);
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_O, "configure([(bit, word), ...]): the words literal_bits looks for"},
     {"literal_bits", literal_bits, METH_O,
      "literal_bits(value): the OR of the bits of the configured words that occur in value (a str)"},
+    {"configure_table", configure_table, METH_VARARGS,
+     "configure_table(table, [(bit, word), ...]): the words table_bits(table, ...) looks for (table 1 to 31)"},
+    {"table_bits", table_bits, METH_VARARGS,
+     "table_bits(table, value): the OR of the bits of that table's words that occur in value (a str)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from .native import load_native
+from .selectors import SELECTOR_ATTRIBUTES, SELECTOR_NAMES, selector_bits
 
 __all__ = ["CACHED_CHARS", "CONTEXT_BITS", "CUE_ATTRIBUTES", "attribute_bits", "cached_attribute_bits", "own_bits",
            "tag_bits", "word_bits"]
@@ -34,8 +35,10 @@ CONTEXT_BITS: tuple[str, ...] = (
     "control", "table", "paragraph", "quote_or_code",
     "words_content", "words_boilerplate", "itemprop_body", "hidden",  # hidden: inline display: none
     "words_comments", "words_sharing", "words_related", "words_footer", "words_sidebar",
+    *(f"selector_{name}" for name in SELECTOR_NAMES),     # trafilatura's rules (selectors.py)
 )
 _BIT = {name: 1 << i for i, name in enumerate(CONTEXT_BITS)}
+_SELECTOR_SHIFT = CONTEXT_BITS.index(f"selector_{SELECTOR_NAMES[0]}")
 
 _TAG_BITS = {"article": "article", "main": "main", "nav": "nav", "header": "header", "footer": "footer",
              "aside": "aside", "li": "list_item", "dt": "list_item", "dd": "list_item",
@@ -134,16 +137,22 @@ def attribute_bits(name: str, value: str) -> int:
 
 
 # the attributes that carry cues; a walker that reads the attributes anyway ORs `attribute_bits` of these itself
-CUE_ATTRIBUTES = frozenset({"class", "id", "role", "itemprop", "style"})
+CUE_ATTRIBUTES = frozenset({"class", "id", "role", "itemprop", "style"}) | SELECTOR_ATTRIBUTES
 
 
 def _attribute_bits(name: str, value: str) -> int:
+    return _own_attribute_bits(name, value) | selector_bits(name, value) << _SELECTOR_SHIFT
+
+
+def _own_attribute_bits(name: str, value: str) -> int:
     if name == "class" or name == "id":
         return _word_bits(value)
     if name == "role":
         return _BIT.get(_ROLE_BITS.get(value.strip().lower(), ""), 0)
     if name == "itemprop":
         return _BIT["itemprop_body"] if value.strip().lower() in _BODY_PROPS else 0
+    if name != "style":
+        return 0
     # style: only an inline `display: none` counts
     return _BIT["hidden"] if "none" in value and "display:none" in value.replace(" ", "").lower() else 0
 

@@ -29,7 +29,9 @@ Candidate inputs (`--extra`), computed in the cache for every block and appended
   `vote-trafilatura`, `vote-readability`, `vote-resiliparse`: one peer's two of them;
 - `stop`: the eight stop-word columns of Web2Text's features recomputed with the stop words of the page's
   language (models/page/stopwords.py: jusText's lists, else the page's own frequent short words), replacing
-  the English ones.
+  the English ones;
+- `npy-NAME`: columns computed outside the cache, one row per cached block in the cache's order, read from
+  `<cache>/<pool>.NAME.npy` (a candidate input tried before it is built into the features).
 """
 
 from __future__ import annotations
@@ -194,6 +196,9 @@ class CachedPool(PoolPages):
             every = _peer_columns(cache, name, self.rows)
             cols += [every] if "peers" in extras else []
             cols += [every[:, 2 * k : 2 * k + 2] for k in votes]
+        for e in extras:
+            if e.startswith("npy-"):
+                cols.append(np.load(cache / f"{name}.{e[4:]}.npy").astype(np.float32))
         self.inputs = np.hstack(cols) if len(cols) > 1 else cols[0]
         self.offsets = offsets
 
@@ -242,15 +247,16 @@ def _score(row: dict, text: str) -> tuple[float, tuple[int, int, int, int] | Non
 
 def _context(cache: Path, name: str) -> np.ndarray:
     """Each cached block's context bits (`models.page.context`, as `markup.block_context` gives them), from its
-    context columns among the inputs, for the shipped markup rules; cached on disk."""
-    from pagesieve.models.blocknet.features import CONTEXT_FEATURE_NAMES, INPUT_NAMES
+    context and selector columns among the inputs, for the shipped markup rules; cached on disk."""
+    from pagesieve.models.blocknet.features import INPUT_NAMES
     from pagesieve.models.page.context import CONTEXT_BITS
 
     path = cache / f"{name}.context.npy"
     if not path.exists():
-        first = INPUT_NAMES.index(CONTEXT_FEATURE_NAMES[0])
+        # each bit's column: `c<i>.context.<bit>` or `s<i>.<bit>` (features.py)
+        at = {column.split(".", 1)[1].removeprefix("context."): i for i, column in enumerate(INPUT_NAMES)}
         with np.load(cache / f"{name}.npz") as z:
-            bits = z["inputs"][:, first : first + len(CONTEXT_BITS)] > 0.5
+            bits = z["inputs"][:, [at[bit] for bit in CONTEXT_BITS]] > 0.5
         context = bits.astype(np.int64) @ (1 << np.arange(len(CONTEXT_BITS), dtype=np.int64))
         tmp = path.with_suffix(f".{multiprocessing.current_process().pid}.npy")
         np.save(tmp, context)
@@ -369,7 +375,7 @@ def run(args: argparse.Namespace) -> dict:
     except ValueError as e:
         raise SystemExit(str(e)) from None
     extras = tuple(e for e in args.extra.split(",") if e)
-    unknown = set(extras) - set(EXTRAS)
+    unknown = {e for e in extras if not e.startswith("npy-")} - set(EXTRAS)
     if unknown:
         raise SystemExit(f"--extra takes {', '.join(EXTRAS)}, not {', '.join(sorted(unknown))}")
     pools = args.pools.split(",") if args.pools else list(POOLS)

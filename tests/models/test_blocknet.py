@@ -97,7 +97,8 @@ def test_context_features_of_a_page():
     assert len(replies) == 2 and all(ctx[i, names["log_repeats"]] == pytest.approx(np.log(2)) for i in replies)
     assert ctx[0, names["char_position"]] == 0 and ctx[-1, names["block_position"]] == 1
     assert ctx[0, names["in_link"]] == 1 and ctx[-1, names["in_link"]] == 0
-    np.testing.assert_array_equal(ctx, inputs[:, -len(CONTEXT_FEATURE_NAMES):])
+    start = INPUT_NAMES.index(CONTEXT_FEATURE_NAMES[0])
+    np.testing.assert_array_equal(ctx, inputs[:, start : start + len(CONTEXT_FEATURE_NAMES)])
 
 
 @pytest.fixture(scope="module")

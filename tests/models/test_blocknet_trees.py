@@ -117,7 +117,7 @@ def test_the_c_walk_is_the_one_in_use_and_lightgbm_is_not_imported(monkeypatch):
     assert trees_module._ctrees is not None, "_ctrees is not built: pip install -e ."
     assert BlockNetModel.load("default").trees.flat is not None
     code = ("import sys, numpy as np; from pagesieve.models.blocknet import BlockNetModel; "
-            "m = BlockNetModel.load('default'); m.logits([np.zeros((5, 157), np.float32)]); "
+            "m = BlockNetModel.load('default'); m.logits([np.zeros((5, len(m.mean)), np.float32)]); "
             "print('lightgbm' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
     monkeypatch.setenv("PAGESIEVE_PURE_PYTHON", "1")
