@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pagesieve.models.blocknet import BlockNetModel
-from pagesieve.models.blocknet.model import INPUT_SETS
+from pagesieve.models.blocknet.model import INPUT_SETS, computed_names
 from pagesieve.models.blocknet.peers import PEER_INPUT_NAMES, PEERS, PeerVotes, peer_columns
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 from pagesieve.models.page import parse_page
@@ -73,7 +73,11 @@ def test_blend_runs_the_peers_and_its_model_on_a_page(tmp_path, shared_data):
     method = build_method("blend", {"model": str(tmp_path / "m.npz"), "device": "cpu"})
     page = parse_page(html)
     inputs = method.batch_inputs(page).inputs[0]
-    assert inputs.shape[1] == len(INPUT_SETS["blend"]) and inputs[:, -6::2].any()   # some block has a vote
+    assert inputs.shape[1] == len(computed_names("blend")) and inputs[:, -6::2].any()   # some block has a vote
+    # the model reads its own columns of them: those before the selector features, and the votes
+    narrowed = method.model.narrow(inputs)
+    np.testing.assert_array_equal(narrowed, np.hstack([inputs[:, : len(INPUT_SETS["blend"]) - 6], inputs[:, -6:]]))
+    assert method.model.narrow(narrowed) is narrowed
     assert method.process(page).status in ("ok", "empty")
 
 
@@ -98,4 +102,5 @@ def test_a_blend_lite_model_reads_trafilaturas_and_resiliparses_votes_only(tmp_p
     three = PeerVotes().outputs(page)
     expected = peer_columns(method.batch_inputs(page).blocks.text, [three[0], three[2]])
     np.testing.assert_array_equal(inputs[:, -4:], expected)
-    assert inputs.shape[1] == len(INPUT_SETS["blend-lite"]) and inputs[:, -4::2].any()
+    assert inputs.shape[1] == len(computed_names("blend-lite")) and inputs[:, -4::2].any()
+    assert method.model.narrow(inputs).shape[1] == len(INPUT_SETS["blend-lite"])

@@ -108,7 +108,7 @@ def test_the_body_trafilatura_settles_on_and_its_rule():
     blocks = page_blocks(parse_page(PAGE.format(body=story, comment="Nice.").encode()), context=True)
     x = selector_features(blocks)
     assert [blocks.text[k] for k in np.flatnonzero(x[:, names["in_trafilatura_body"]])] == [story.strip()]
-    assert set(x[:, names["trafilatura_body_rule"]]) == {np.float32(1 / 5)}             # the article-body class, its first rule
+    assert set(x[:, names["trafilatura_body_rule"]]) == {np.float32(1 / 5)}     # the article-body class: rule 1
     assert x[blocks.text.index("Nice."), names["selector_comments"]] == 1
     # under 250 characters in the article-body element: the next rule whose blocks hold enough, the <article> tag
     page = parse_page(PAGE.format(body="A short story.", comment=comment).encode())
