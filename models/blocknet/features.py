@@ -26,7 +26,7 @@ from collections import Counter
 import numpy as np
 
 from ..page import ParsedPage
-from ..page.context import CONTEXT_BITS
+from ..page.context import CONTEXT_BIT, CONTEXT_BITS
 from ..page.selectors import SELECTOR_NAMES
 from ..page.stopwords import language_stopwords
 from ..web2text import FEATURE_NAMES, Blocks, block_features, page_blocks
@@ -50,11 +50,10 @@ SELECTOR_FEATURE_NAMES: list[str] = ([f"s{i}.{name}" for i, name in enumerate(_S
                                          ("in_trafilatura_body", "trafilatura_body_rule"), len(_SELECTOR_BITS) + 1)])
 BASE_INPUT_NAMES: list[str] = FEATURE_NAMES + CONTEXT_FEATURE_NAMES
 INPUT_NAMES: list[str] = BASE_INPUT_NAMES + SELECTOR_FEATURE_NAMES
-_BIT = {name: np.int64(1) << i for i, name in enumerate(CONTEXT_BITS)}
-_OWN_BIT_VALUES = np.array([_BIT[name] for name in _OWN_BITS], dtype=np.int64)
-_SELECTOR_BIT_VALUES = np.array([_BIT[name] for name in _SELECTOR_BITS], dtype=np.int64)
+_OWN_BIT_VALUES = np.array([CONTEXT_BIT[name] for name in _OWN_BITS], dtype=np.int64)
+_SELECTOR_BIT_VALUES = np.array([CONTEXT_BIT[name] for name in _SELECTOR_BITS], dtype=np.int64)
 # trafilatura's body rules in the order it tries them (its second is the <article> tag)
-_BODY_RULES = np.array([_BIT[name] for name in ("selector_article_body", "article", "selector_story",
+_BODY_RULES = np.array([CONTEXT_BIT[name] for name in ("selector_article_body", "article", "selector_story",
                                                  "selector_main_content", "selector_main")], dtype=np.int64)
 BODY_CHARS = 250        # the characters a body rule's blocks must hold for trafilatura's rules to settle on it
 
@@ -63,14 +62,17 @@ def _context_bits(blocks: Blocks) -> np.ndarray:
     return np.fromiter(map(blocks.cdom.context.__getitem__, blocks.node), dtype=np.int64, count=len(blocks))
 
 
+def _text_lengths(blocks: Blocks) -> np.ndarray:
+    return np.fromiter(map(len, blocks.text), dtype=np.float64, count=len(blocks))
+
+
 def selector_features(blocks: Blocks) -> np.ndarray:
     """(n blocks, 10) float32 (`SELECTOR_FEATURE_NAMES`); `blocks` must come from `page_blocks(page, context=True)`."""
-    n = len(blocks)
-    out = np.zeros((n, len(SELECTOR_FEATURE_NAMES)), dtype=np.float32)
-    if n == 0:
-        return out
-    bits = _context_bits(blocks)
-    lengths = np.fromiter(map(len, blocks.text), dtype=np.float64, count=n)
+    return _selector_columns(_context_bits(blocks), _text_lengths(blocks))
+
+
+def _selector_columns(bits: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    out = np.zeros((len(bits), len(SELECTOR_FEATURE_NAMES)), dtype=np.float32)
     nb = len(_SELECTOR_BITS)
     out[:, :nb] = (bits[:, None] & _SELECTOR_BIT_VALUES[None, :]) != 0
     for k, rule in enumerate(_BODY_RULES):
@@ -84,18 +86,20 @@ def selector_features(blocks: Blocks) -> np.ndarray:
 
 def context_features(blocks: Blocks) -> np.ndarray:
     """(n blocks, 29) float32; `blocks` must come from `page_blocks(page, context=True)`."""
+    return _context_columns(blocks, _context_bits(blocks), _text_lengths(blocks))
+
+
+def _context_columns(blocks: Blocks, bits: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     n = len(blocks)
     out = np.zeros((n, len(CONTEXT_FEATURE_NAMES)), dtype=np.float32)
     if n == 0:
         return out
     cdom, node = blocks.cdom, blocks.node
     # map() over the lists' own methods: the per-block loops run in C
-    bits = _context_bits(blocks)
     nb = len(_OWN_BITS)
     out[:, :nb] = (bits[:, None] & _OWN_BIT_VALUES[None, :]) != 0
     out[:, nb] = np.fromiter(map(cdom.in_link.__getitem__, node), dtype=bool, count=n)
     out[:, nb + 1] = np.log1p(np.fromiter(map(cdom.holder_depth.__getitem__, node), dtype=np.float32, count=n))
-    lengths = np.fromiter(map(len, blocks.text), dtype=np.float64, count=n)
     out[:, nb + 2] = (np.cumsum(lengths) - lengths) / max(lengths.sum(), 1.0)
     counts = Counter(blocks.text)
     out[:, nb + 3] = np.log(np.fromiter(map(counts.__getitem__, blocks.text), dtype=np.float32, count=n))
@@ -117,5 +121,6 @@ def block_inputs(blocks: Blocks, stopwords: str = "english") -> np.ndarray:
     if stopwords not in STOPWORD_LISTS:
         raise ValueError(f"stopwords must be one of {', '.join(STOPWORD_LISTS)}, not {stopwords!r}")
     stop = language_stopwords(blocks.text) if stopwords == "page-language" and len(blocks) else None
-    return np.hstack([block_features(blocks, stop).astype(np.float32), context_features(blocks),
-                      selector_features(blocks)])
+    bits, lengths = _context_bits(blocks), _text_lengths(blocks)     # read once for both groups of columns
+    return np.hstack([block_features(blocks, stop).astype(np.float32), _context_columns(blocks, bits, lengths),
+                      _selector_columns(bits, lengths)])

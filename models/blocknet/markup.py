@@ -21,13 +21,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..page.context import CONTEXT_BITS
+from ..page.context import CONTEXT_BIT
 from ..web2text import Blocks
 
 __all__ = ["block_context", "hidden_copies", "landmarks", "rule_out", "ruled_out"]
-
-_BIT = {name: 1 << i for i, name in enumerate(CONTEXT_BITS)}
-
 
 def block_context(blocks: Blocks) -> np.ndarray:
     """Each block's context bits (`models.page.context`; blocks built with `context=True`), as int64."""
@@ -36,7 +33,7 @@ def block_context(blocks: Blocks) -> np.ndarray:
 
 def hidden_copies(texts: Sequence[str], context: np.ndarray) -> np.ndarray:
     """Which blocks lie under an inline `display: none` and have the exact text of a block that does not."""
-    hidden = (context & _BIT["hidden"]) != 0
+    hidden = (context & CONTEXT_BIT["hidden"]) != 0
     if not hidden.any():
         return hidden
     flags = hidden.tolist()
@@ -48,8 +45,8 @@ def hidden_copies(texts: Sequence[str], context: np.ndarray) -> np.ndarray:
 def landmarks(context: np.ndarray) -> np.ndarray:
     """Which blocks lie under a site landmark (`<nav>`, `<footer>`, `<aside>` or their roles) and under neither
     `<main>` nor `<article>`."""
-    site = _BIT["nav"] | _BIT["footer"] | _BIT["aside"]
-    return ((context & site) != 0) & ((context & (_BIT["main"] | _BIT["article"])) == 0)
+    site = CONTEXT_BIT["nav"] | CONTEXT_BIT["footer"] | CONTEXT_BIT["aside"]
+    return ((context & site) != 0) & ((context & (CONTEXT_BIT["main"] | CONTEXT_BIT["article"])) == 0)
 
 
 def ruled_out(texts: Sequence[str], context: np.ndarray, *, hidden: bool, site: bool) -> np.ndarray:

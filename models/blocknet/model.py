@@ -23,7 +23,7 @@ from .peers import PEERS, peer_input_names
 from .settings import PACKAGED_MODELS
 from .trees import TREES_KEY, BlockTrees
 
-__all__ = ["PACKAGED_MODELS", "BlockNetModel", "INPUT_PEERS", "INPUT_SETS", "computed_names"]
+__all__ = ["PACKAGED_MODELS", "BlockNetModel", "INPUT_PEERS", "INPUT_SETS", "columns_read", "computed_names"]
 
 # The peers whose votes a model of each input set reads (the `blend` method runs them): all three, or trafilatura
 # and resiliparse only ("blend-lite": about half the peers' time, the left-out macro within the interval;
@@ -41,12 +41,13 @@ def computed_names(kind: str) -> list[str]:
     return INPUT_NAMES + peer_input_names(INPUT_PEERS[kind]) if kind in INPUT_PEERS else INPUT_NAMES
 
 
-def _narrowing(kind: str | None) -> tuple[int, np.ndarray] | None:
-    """(width of the computed inputs, the model's columns among them), or None where the model reads them all."""
-    if kind not in INPUT_SETS or INPUT_SETS[kind] == computed_names(kind):
+def columns_read(kind: str) -> np.ndarray | None:
+    """Where a model of `kind` finds its columns (`INPUT_SETS[kind]`) among the computed ones (`computed_names`), or
+    None where it reads them all, in order."""
+    if INPUT_SETS[kind] == computed_names(kind):
         return None
-    computed = {name: i for i, name in enumerate(computed_names(kind))}
-    return len(computed), np.array([computed[name] for name in INPUT_SETS[kind]], dtype=np.intp)
+    at = {name: i for i, name in enumerate(computed_names(kind))}
+    return np.array([at[name] for name in INPUT_SETS[kind]], dtype=np.intp)
 
 
 class BlockNetModel:
@@ -67,7 +68,9 @@ class BlockNetModel:
         self.meta = dict(meta or {})
         self.stopwords = stopwords      # STOPWORD_LISTS: what the stop-word inputs count (cards before it: english)
         self.inputs = inputs            # a key of INPUT_SETS ("blend" also reads the peers' votes), None: unsaveable
-        self._narrowing = _narrowing(inputs)
+        # (width of the computed inputs, the columns the model reads of them), or None: it reads what it is given
+        columns = columns_read(inputs) if inputs in INPUT_SETS else None
+        self._narrowing = None if columns is None else (len(computed_names(inputs)), columns)
         self.trees = trees              # a second model family whose scores are averaged with the network's (trees.py)
         self.device = torch.device("cpu")
 
@@ -102,16 +105,18 @@ class BlockNetModel:
         the mean of the network's and the trees' where the network is unsure (`BlockTrees.blend`; on the CPU, one
         page at a time, whatever the network's device)."""
         inputs = [self.narrow(x) for x in inputs]
-        out = self.network_logits(inputs)
+        out = self._network_logits(inputs)
         if self.trees is None:
             return out
         return [self.trees.blend(a, x) for a, x in zip(out, inputs, strict=True)]
 
-    @torch.inference_mode()
     def network_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The network's logits: on CUDA one padded forward pass, on the CPU one page at a time
         (`BlockCNN.page_logits`: faster there, and no page's logits depend on the others')."""
-        inputs = [self.narrow(x) for x in inputs]
+        return self._network_logits([self.narrow(x) for x in inputs])
+
+    @torch.inference_mode()
+    def _network_logits(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         if not inputs:
             return []
         if self.device.type == "cpu":

@@ -18,8 +18,8 @@ from functools import lru_cache
 from .native import load_native
 from .selectors import SELECTOR_ATTRIBUTES, SELECTOR_NAMES, selector_bits
 
-__all__ = ["CACHED_CHARS", "CONTEXT_BITS", "CUE_ATTRIBUTES", "attribute_bits", "cached_attribute_bits", "own_bits",
-           "tag_bits", "word_bits"]
+__all__ = ["CACHED_CHARS", "CONTEXT_BIT", "CONTEXT_BITS", "CUE_ATTRIBUTES", "attribute_bits", "cached_attribute_bits",
+           "own_bits", "tag_bits", "word_bits"]
 
 # Longest value (characters) that the per-process caches keep. A cache keyed by whole values kept up to 16,384 of
 # them: pages of long unique attributes (generated ids, tracking blobs) grew a worker by 23 MB a page until it was
@@ -37,7 +37,7 @@ CONTEXT_BITS: tuple[str, ...] = (
     "words_comments", "words_sharing", "words_related", "words_footer", "words_sidebar",
     *(f"selector_{name}" for name in SELECTOR_NAMES),     # trafilatura's rules (selectors.py)
 )
-_BIT = {name: 1 << i for i, name in enumerate(CONTEXT_BITS)}
+CONTEXT_BIT: dict[str, int] = {name: 1 << i for i, name in enumerate(CONTEXT_BITS)}   # name -> its bit
 _SELECTOR_SHIFT = CONTEXT_BITS.index(f"selector_{SELECTOR_NAMES[0]}")
 
 _TAG_BITS = {"article": "article", "main": "main", "nav": "nav", "header": "header", "footer": "footer",
@@ -64,23 +64,24 @@ _WORDS = (
     ("words_footer", ("footer", "copyright", "legal")),
     ("words_sidebar", ("sidebar", "side-bar", "aside", "widget", "rail")),
 )
-_WORD_PATTERNS = tuple((_BIT[name], re.compile("|".join(words), re.I)) for name, words in _WORDS)
+_WORD_PATTERNS = tuple((CONTEXT_BIT[name], re.compile("|".join(words), re.I)) for name, words in _WORDS)
 # The same patterns without re.I, for lower-cased ASCII values: on ASCII text, matching the lower-cased value
 # is exactly what re.I does (the patterns are lower case), and Python's case-insensitive matching is ~4x
 # slower. Non-ASCII values keep re.I (its Unicode case folding, e.g. the Kelvin sign K for "k", is not lower()).
-_ASCII_WORD_PATTERNS = tuple((_BIT[name], re.compile("|".join(words))) for name, words in _WORDS)
+_ASCII_WORD_PATTERNS = tuple((CONTEXT_BIT[name], re.compile("|".join(words))) for name, words in _WORDS)
 # For the C search of lower-cased ASCII values: the plain words (a pattern matches where one of them occurs), and
 # the other words as patterns of their own (`\bad\b`)
 _PLAIN = re.compile(r"[a-z-]+")
-_PLAIN_WORDS = tuple((_BIT[name], word) for name, words in _WORDS for word in words if _PLAIN.fullmatch(word))
-_OTHER_WORDS = tuple((_BIT[name], re.compile(word)) for name, words in _WORDS for word in words
+_PLAIN_WORDS = tuple((CONTEXT_BIT[name], word) for name, words in _WORDS for word in words
+                     if _PLAIN.fullmatch(word))
+_OTHER_WORDS = tuple((CONTEXT_BIT[name], re.compile(word)) for name, words in _WORDS for word in words
                      if not _PLAIN.fullmatch(word))
 _cwords = load_native("page._cwords")
 if _cwords is not None:
     _cwords.configure(_PLAIN_WORDS)
 
 
-_TAG_BIT = {tag: _BIT[name] for tag, name in _TAG_BITS.items()}
+_TAG_BIT = {tag: CONTEXT_BIT[name] for tag, name in _TAG_BITS.items()}
 _ANY_WORD = re.compile("|".join(w for _, words in _WORDS for w in words), re.I)   # one search rules most values out
 _ASCII_ANY_WORD = re.compile(_ANY_WORD.pattern)
 
@@ -148,13 +149,13 @@ def _own_attribute_bits(name: str, value: str) -> int:
     if name == "class" or name == "id":
         return _word_bits(value)
     if name == "role":
-        return _BIT.get(_ROLE_BITS.get(value.strip().lower(), ""), 0)
+        return CONTEXT_BIT.get(_ROLE_BITS.get(value.strip().lower(), ""), 0)
     if name == "itemprop":
-        return _BIT["itemprop_body"] if value.strip().lower() in _BODY_PROPS else 0
+        return CONTEXT_BIT["itemprop_body"] if value.strip().lower() in _BODY_PROPS else 0
     if name != "style":
         return 0
     # style: only an inline `display: none` counts
-    return _BIT["hidden"] if "none" in value and "display:none" in value.replace(" ", "").lower() else 0
+    return CONTEXT_BIT["hidden"] if "none" in value and "display:none" in value.replace(" ", "").lower() else 0
 
 
 # the caches: call them only with values of at most CACHED_CHARS characters (a hot loop that checks the length

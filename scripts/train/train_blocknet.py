@@ -59,8 +59,8 @@ from pagesieve.eval.training_sources import ADDED_SOURCES, added_sources, source
 from pagesieve.models.blocknet import BlockNetModel, BlockNetSettings, page_inputs
 from pagesieve.models.blocknet.features import STOPWORD_LISTS
 from pagesieve.models.blocknet.method import content_blocks
-from pagesieve.models.blocknet.model import INPUT_PEERS, INPUT_SETS, PACKAGED_MODELS, computed_names
-from pagesieve.models.blocknet.peers import PeerVotes, peer_columns
+from pagesieve.models.blocknet.model import INPUT_PEERS, INPUT_SETS, PACKAGED_MODELS, columns_read
+from pagesieve.models.blocknet.peers import PeerVotes, with_votes
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 from pagesieve.models.blocknet.trees import TreeRecipe, train_trees
 from pagesieve.models.page import PageError, parse_page
@@ -101,7 +101,7 @@ def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool,
     others weigh 0). Pages with an empty gold (WCXB's JavaScript shells) are left out. With an `inputs_kind` of
     INPUT_PEERS ("blend", "blend-lite") the inputs also hold its peers' votes, the peers run in `jobs` processes."""
     peers = INPUT_PEERS.get(inputs_kind)
-    take = [computed_names(inputs_kind).index(name) for name in INPUT_SETS[inputs_kind]]
+    columns = columns_read(inputs_kind)
     pages = []
     for pool in pools:
         n = 0
@@ -116,9 +116,10 @@ def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool,
                                              stopwords=stopwords)
             except PageError:
                 continue
-            if peers:       # the model's own columns (INPUT_SETS) of what the pipeline computes
-                inputs = np.hstack([inputs, peer_columns(blocks.text, outputs or [""] * len(peers))])
-                inputs = inputs[:, take]
+            if peers:
+                inputs = with_votes(inputs, blocks.text, outputs or [""] * len(peers))
+            if columns is not None:     # the model's own columns (INPUT_SETS) of what the pipeline computes
+                inputs = inputs[:, columns]
             weights = None
             if gold.gold is not None:
                 labels = np.asarray(label_blocks(blocks.text, gold.gold), dtype=np.float32)

@@ -56,8 +56,8 @@ def test_the_same_bits_on_values_made_of_the_words():
     values |= {"ad", "a d", "bad", "ad-x", "x_ad", "ad1", "head", "replies", "REPLY", "side-bar", "sidebar", ""}
     differ = [v for v in values if context._word_bits(v) != bits_by_regex(v)]
     assert differ == []
-    assert context._word_bits("the ad") & context._BIT["words_boilerplate"]
-    assert not context._word_bits("bad_x") & context._BIT["words_boilerplate"]
+    assert context._word_bits("the ad") & context.CONTEXT_BIT["words_boilerplate"]
+    assert not context._word_bits("bad_x") & context.CONTEXT_BIT["words_boilerplate"]
 
 
 def test_configure_refuses_what_it_cannot_search():
