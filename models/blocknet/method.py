@@ -18,7 +18,8 @@ from .model import INPUT_PEERS, BlockNetModel
 from .peers import PeerVotes, build_peer, held_by, with_votes
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
-__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "load_blend", "peer_result", "uncertainty"]
+__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "load_blend", "peer_result", "pull_to_paths",
+           "uncertainty"]
 
 
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
@@ -36,6 +37,26 @@ def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSetting
         if words < settings.min_words:
             content = logits > min(settings.threshold, float(logits.max()) - settings.fallback_margin)
     return content
+
+
+def pull_to_paths(logits: np.ndarray, paths: Sequence[int], lengths: Sequence[int], share: float) -> np.ndarray:
+    """Each block's logit moved `share` of the way to the mean logit of the page's blocks on its class path
+    (`CollapsedDOM.class_path`: the tags and classes from `<body>` down to the text's holder), each block weighted by
+    its characters (`lengths`): one kind of element, one decision (a comment list's items, a listing's cards, an
+    article's paragraphs), the long blocks' decisions weighing most, so that a short item of a list the model keeps
+    is kept with it. A block alone on its path keeps its logit; share 0 changes nothing. Float32, as the logits."""
+    if share == 0 or len(logits) < 2:
+        return logits
+    _, group = np.unique(np.asarray(paths, dtype=np.int64), return_inverse=True)
+    weights = np.asarray(lengths, dtype=np.float64)
+    own = np.asarray(logits, dtype=np.float64)
+    mean = np.bincount(group, weights=own * weights) / np.maximum(np.bincount(group, weights=weights), 1e-9)
+    return ((1 - share) * own + share * mean[group]).astype(np.float32)
+
+
+def block_paths(blocks: Blocks) -> list[int]:
+    """The class path of each block's text holder (page-local ids)."""
+    return list(map(blocks.cdom.class_path.__getitem__, blocks.node))
 
 
 # A page whose text the blocks miss holds at least HIDDEN_MIN_CHARS in <noscript> or <button> (less is a label
@@ -178,8 +199,15 @@ class BlockNet(Cleaner):
         return peer_result(inputs.blocks, own, result.text, self.settings.unsure_peer)
 
     def page_logits(self, inputs: Sequence[PageBlocks | CleanResult], fits: list[int]) -> dict[int, np.ndarray]:
-        """Block logits of the pages `fits` (indices into `inputs`, each a PageBlocks with blocks)."""
-        return dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
+        """Block logits of the pages `fits` (indices into `inputs`, each a PageBlocks with blocks), pulled toward
+        their class paths' means by `path_pull` (`pull_to_paths`) before anything reads them."""
+        logits = dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
+        if self.settings.path_pull:
+            for i in fits:
+                blocks = inputs[i].blocks
+                logits[i] = pull_to_paths(logits[i], block_paths(blocks), list(map(len, blocks.text)),
+                                          self.settings.path_pull)
+        return logits
 
 
 def peer_result(blocks: Blocks, own: CleanResult, text: str, peer: str) -> CleanResult:

@@ -36,9 +36,13 @@ class BlockNetSettings(Settings):
     trees: bool = True
     drop_hidden_copies: bool = True
     drop_landmarks: bool = True
+    path_pull: float = 0.5
 
     def __post_init__(self) -> None:
         check_at_least(0, min_words=self.min_words, fallback_margin=self.fallback_margin)
+        if not 0 <= self.path_pull <= 1:
+            raise ValueError(f"{self.conf_name}.path_pull: must be between 0 (off) and 1 (each block takes its class "
+                             f"path's mean), got {self.path_pull!r}")
         check_at_least(1, threads=self.threads, max_blocks=self.max_blocks, max_batch_blocks=self.max_batch_blocks)
         if not 0 <= self.unsure <= 0.5:
             raise ValueError(f"{self.conf_name}.unsure: must be between 0 (every page is unsure) and 0.5 (none), "
@@ -56,6 +60,7 @@ class BlendSettings(BlockNetSettings):
 
     model: str = "blend"
     unsure: float = 0.22         # as blocknet's: left out, blend gains from the second opinion too
+    path_pull: float = 0.0       # chosen left out on blocknet's logits; not yet on blend's
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +74,7 @@ class CascadeSettings(BlockNetSettings):
     blend_model: str = "blend"
     unsure_peer: str = ""        # the unsure pages get blend's labels instead
     trees: bool = False          # both passes: the routing was chosen on the networks' logits alone
+    path_pull: float = 0.0       # the routing was chosen without it
 
     def __post_init__(self) -> None:
         BlockNetSettings.__post_init__(self)
@@ -91,6 +97,7 @@ class ConsensusSettings(BlockNetSettings):
 
     blend_model: str = "blend"
     unsure_peer: str = ""
+    path_pull: float = 0.0       # its candidate set and order were chosen on blocknet's logits without the pull
 
     def __post_init__(self) -> None:
         BlockNetSettings.__post_init__(self)

@@ -15,14 +15,18 @@ check, by `pagesieve evaluate --split test`). Scores: mean BoW F1 per page, and 
 only) the snippet F1 of trafilatura's protocol summed over all its passages; paired bootstrap intervals (95%) of
 BlockNet against the best peer on the same pages. Every page is scored twice: the network's text, and the shipped
 default's, which hands a page to its second opinion (resiliparse's cached text) where the network is unsure of it or
-its text is hidden from the blocks (models/blocknet/method.py); `compare --scores default` compares the latter.
+its text is hidden from the blocks (models/blocknet/method.py); `compare --scores default` compares the latter. Both
+read the logits as the method does, pulled toward their class paths' means by blocknet's `path_pull` (`--path-pull`:
+another share; 0 for blend's set-up, whose method does not pull).
 The cache is a working folder (`--cache`, default ../lobo-cache), never committed: the script rebuilds it.
 
 Training-only sources (`--add-pools`, cached like a pool with `cache --pools NAME`), added to every fold's training
 and never scored: `listings`, the 21 listing pages of ../shared/data/listings, their records' display strings as
 the gold (the records are a listing page's content; everything else on it is not).
 
-Candidate inputs (`--extra`), computed in the cache for every block and appended to the 157 of the shipped model:
+Candidate inputs (`--extra`), computed in the cache for every block and appended to the 167 of the shipped model:
+- `base`: not an addition but a cut: the 157 inputs of the models trained before the selector features
+  (`features.BASE_INPUT_NAMES`: blend's, blend-lite's), so that their set-ups run on a cache of today's inputs;
 - `resiliparse`: whether the block's text is part of resiliparse's main-content output (1/0), and the share of
   the page's block text that output holds;
 - `peers`: the blend method's six inputs (each peer's vote: its output holds the block's text, its output's share);
@@ -62,7 +66,7 @@ POOLS = ("cleaneval", "scrapinghub", "l3s-gn1", "dragnet", "readability", "googl
 OLD_POOLS = POOLS[:6]
 PARTS = ("fit", "validation", "test")
 PEERS = BLEND_PEERS          # the peers scored beside BlockNet are the ones blend reads
-EXTRAS = ("resiliparse", "stop", "peers", *(f"vote-{peer}" for peer in PEERS))
+EXTRAS = ("base", "resiliparse", "stop", "peers", *(f"vote-{peer}" for peer in PEERS))
 
 
 # ---- cache ---------------------------------------------------------------------------------------------------------
@@ -72,6 +76,7 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
     from resiliparse.parse.html import HTMLTree
 
     from pagesieve.models.blocknet import page_inputs
+    from pagesieve.models.blocknet.method import block_paths
     from pagesieve.models.blocknet.peers import held_by
     from pagesieve.models.page import PageError, hidden_chars, page_markup, parse_page
     from pagesieve.models.page.stopwords import page_stopwords, stopwords_for, text_language
@@ -117,7 +122,7 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
                          "language": gold.meta.get("language") or lang, "detected": lang, "texts": texts,
                          "brk": [bool(blocks.cdom.break_before[k]) for k in node],
                          "glued": [bool(blocks.cdom.glued[k]) for k in node],
-                         "hidden": hidden_chars(page.root), "gold": gold.gold,
+                         "hidden": hidden_chars(page.root), "paths": block_paths(blocks), "gold": gold.gold,
                          "snippets": None if gold.snippets is None else
                          {"with": list(gold.snippets.with_), "without": list(gold.snippets.without)}})
     np.savez(cache / f"{pool}.npz", inputs=np.concatenate(inputs), extra=np.concatenate(extra),
@@ -182,6 +187,9 @@ class CachedPool(PoolPages):
         with np.load(cache / f"{name}.npz") as z:
             inputs, extra = z["inputs"], z["extra"]
             self.labels, self.weights, offsets = z["labels"], z["weights"], z["offsets"]
+        if "base" in extras:
+            from pagesieve.models.blocknet.features import BASE_INPUT_NAMES
+            inputs = inputs[:, : len(BASE_INPUT_NAMES)]
         cols = [inputs]
         if "stop" in extras:
             from pagesieve.models.web2text import FEATURE_NAMES
@@ -279,6 +287,18 @@ def _network_text(row: dict, logits: np.ndarray, settings, context: np.ndarray) 
     return _text(row, rule_out(content_blocks(SimpleNamespace(text=row["texts"]), logits, settings), ruled))
 
 
+def _pulled(row: dict, logits: np.ndarray, settings) -> np.ndarray:
+    """The logits as the method reads them: pulled toward their class paths' means by `path_pull`."""
+    from pagesieve.models.blocknet.method import pull_to_paths
+
+    if not settings.path_pull:
+        return logits
+    if "paths" not in row:
+        raise SystemExit("this cache has no class paths (built before 2026-12-01): rebuild it with `cache`, "
+                         "or score with --path-pull 0")
+    return pull_to_paths(logits, row["paths"], list(map(len, row["texts"])), settings.path_pull)
+
+
 def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, context: np.ndarray,
             candidates: list[str] | None = None) -> tuple[dict, dict]:
     """One left-out page scored twice: the network's text, and the shipped default's (the network's, or the second
@@ -290,6 +310,7 @@ def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, context: np
     from pagesieve.models.blocknet.consensus import medoid
     from pagesieve.models.blocknet.method import hands_over
 
+    logits = _pulled(row, logits, settings)
     text = _network_text(row, logits, settings, context)
     f1, counts = _score(row, text)
     network = {"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()}
@@ -312,7 +333,7 @@ def _fold_job(args: tuple) -> dict:
     from pagesieve.models.blocknet import BlockNetSettings
     from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 
-    cache, left_out, train_pools, extras, seed, recipe_kw, logits_dir = args
+    cache, left_out, train_pools, extras, seed, recipe_kw, logits_dir, path_pull = args
     torch.set_num_threads(1)
     recipe = Recipe(**recipe_kw)
     pages = []
@@ -326,7 +347,8 @@ def _fold_job(args: tuple) -> dict:
                 pages.append(TrainingPage(name, pool.rows[i]["id"], x, y, w))
     model, _ = train(pages, recipe, seed, inputs=None)      # the extras are this script's own columns
     pool = CachedPool(cache, left_out, extras)
-    settings, peer_texts, context = BlockNetSettings(), _peer_texts(cache, left_out), _context(cache, left_out)
+    settings = BlockNetSettings(path_pull=path_pull)
+    peer_texts, context = _peer_texts(cache, left_out), _context(cache, left_out)
     out, default, kept = [], [], []
     for i in pool.indices(("fit", "validation")):
         row = pool.rows[i]
@@ -369,6 +391,16 @@ def _compare(ours: list[dict], peer: list[dict]) -> tuple[float, float, float]:
     return d.difference, d.low, d.high
 
 
+def _path_pull(args: argparse.Namespace) -> float:
+    """`--path-pull`, else the scored method's own: blocknet's, or consensus's for `ensemble --method consensus`."""
+    from pagesieve.models.blocknet import BlockNetSettings
+    from pagesieve.models.blocknet.settings import ConsensusSettings
+
+    if getattr(args, "path_pull", None) is not None:
+        return args.path_pull
+    return (ConsensusSettings() if getattr(args, "method", "blocknet") == "consensus" else BlockNetSettings()).path_pull
+
+
 def run(args: argparse.Namespace) -> dict:
     try:
         train_pools = (OLD_POOLS if args.train_pools == "six" else POOLS) + added_sources(args.add_pools)
@@ -382,12 +414,13 @@ def run(args: argparse.Namespace) -> dict:
     recipe = json.loads(args.recipe) if args.recipe else {}
     if args.logits:
         args.logits.mkdir(parents=True, exist_ok=True)
-    work = [(args.cache, p, train_pools, extras, args.seed, recipe, args.logits) for p in pools]
+    pull = _path_pull(args)
+    work = [(args.cache, p, train_pools, extras, args.seed, recipe, args.logits, pull) for p in pools]
     with multiprocessing.get_context("spawn").Pool(args.jobs) as mp:
         folds = list(mp.imap(_fold_job, work))
     return _report(args.cache, folds, {"name": args.name, "train_pools": args.train_pools,
                                        "added_pools": args.add_pools, "extras": extras,
-                                       "seed": args.seed, "recipe": recipe})
+                                       "seed": args.seed, "recipe": recipe, "path_pull": pull})
 
 
 def ensemble(args: argparse.Namespace) -> dict:
@@ -400,7 +433,7 @@ def ensemble(args: argparse.Namespace) -> dict:
     pools = args.pools.split(",") if args.pools else list(POOLS)
     consensus = getattr(args, "method", "blocknet") == "consensus"
     blend_dir = Path(args.blend_logits) if consensus and getattr(args, "blend_logits", None) else None
-    settings, folds = BlockNetSettings(), []
+    settings, folds = BlockNetSettings(path_pull=_path_pull(args)), []
     for name in pools:
         runs = [np.load(d / f"{name}.npz") for d in dirs]
         ids = runs[0]["ids"]
@@ -431,7 +464,7 @@ def ensemble(args: argparse.Namespace) -> dict:
             out.append(network)
             default.append(shipped)
         folds.append({"pool": name, "pages": out, "default": default})
-    head = {"name": args.name, "ensemble_of": [str(d) for d in dirs]}
+    head = {"name": args.name, "ensemble_of": [str(d) for d in dirs], "path_pull": settings.path_pull}
     if consensus:
         head |= {"method": "consensus", "blend_logits": str(args.blend_logits) if blend_dir else None}
     return _report(args.cache, folds, head)
@@ -577,6 +610,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="ensemble --method consensus: blend's run (its --logits folder), for its candidate")
     ap.add_argument("--logits", type=Path, default=None,
                     help="write each left-out pool's block logits here (<pool>.npz: ids, offsets, logits)")
+    ap.add_argument("--path-pull", type=float, default=None,
+                    help="run, ensemble: blocknet's path_pull for the scores (default: the scored method's own; "
+                         "0 for blend's set-up)")
     args = ap.parse_intermixed_args(argv)       # the reports may follow the options
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = args.pools.split(",") if args.pools else list(POOLS)

@@ -59,13 +59,16 @@ def test_pages_only_one_run_scored_are_left_out_of_the_pairs(tmp_path, lobo):
 
 def write_cache(cache: Path, resiliparse: str = "", hidden: int = 0,
                 texts: tuple[str, ...] = ("alpha", "beta", "menu home"), display_none: tuple[int, ...] = (),
-                nav: tuple[int, ...] = ()) -> None:
+                nav: tuple[int, ...] = (), paths: tuple[int, ...] | None = (0, 1, 2)) -> None:
     """One pool, one page of three blocks, its gold, the peers' outputs: what `ensemble` reads of a cache. `hidden`:
-    the page's characters in <noscript>; `display_none`, `nav`: the blocks under an inline `display: none`, a <nav>."""
+    the page's characters in <noscript>; `display_none`, `nav`: the blocks under an inline `display: none`, a <nav>;
+    `paths`: the blocks' class paths (each alone on its own by default; None: a cache of before 2026-12-01)."""
     from pagesieve.models.blocknet.features import INPUT_NAMES
 
     row = {"id": "p1", "part": "fit", "page_type": None, "language": "en", "texts": list(texts),
            "brk": [True] * 3, "glued": [False] * 3, "hidden": hidden, "gold": "alpha beta", "snippets": None}
+    if paths is not None:
+        row["paths"] = list(paths)
     inputs = np.zeros((3, len(INPUT_NAMES)), np.float32)
     inputs[list(display_none), INPUT_NAMES.index(next(n for n in INPUT_NAMES if n.endswith(".context.hidden")))] = 1
     inputs[list(nav), INPUT_NAMES.index(next(n for n in INPUT_NAMES if n.endswith(".context.nav")))] = 1
@@ -193,3 +196,24 @@ def test_consensus_scores_the_medoid_of_the_networks_text_and_the_peers(tmp_path
     # blend's "alpha beta" ties with resiliparse's and comes first: blend's text
     blended = consensus([5.0, 5.0, 5.0], blend=[5.0, 5.0, -5.0])
     assert blended["default"] == 1.0 and blended["to_peer"] == 1
+
+
+def test_the_scores_read_the_logits_pulled_toward_their_class_paths(tmp_path, lobo):
+    """blocknet's `path_pull`, as the method applies it: "beta" shares "alpha"'s class path and is pulled over the
+    threshold by it (the characters-weighted mean of 5 and -0.5 is 2.56; half way from -0.5: +1.03)."""
+    write_cache(tmp_path, paths=(0, 0, 1))
+    folder = write_logits(tmp_path / "run", [5.0, -0.5, -5.0])
+
+    def pool(**kw) -> dict:
+        report = lobo.ensemble(SimpleNamespace(reports=[folder], pools="pool", cache=tmp_path, name="e", **kw))
+        return report | report["pools"]["pool"]
+
+    pulled, not_pulled = pool(), pool(path_pull=0.0)
+    assert pulled["path_pull"] == 0.5 and pulled["blocknet"] == 1.0
+    assert not_pulled["path_pull"] == 0.0 and not_pulled["blocknet"] == pytest.approx(2 / 3, abs=1e-4)
+    old = tmp_path / "old"
+    old.mkdir()
+    write_cache(old, paths=None)
+    with pytest.raises(SystemExit, match="no class paths"):
+        lobo.ensemble(SimpleNamespace(reports=[folder], pools="pool", cache=old, name="e"))
+    assert lobo.ensemble(SimpleNamespace(reports=[folder], pools="pool", cache=old, name="e", path_pull=0.0))

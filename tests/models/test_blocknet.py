@@ -265,6 +265,8 @@ def test_settings_are_checked():
         build_method("blocknet", {"nosuch": 1})
     with pytest.raises(ConfigError, match="threads"):
         build_method("blocknet", {"threads": 0})
+    with pytest.raises(ConfigError, match="path_pull"):
+        build_method("blocknet", {"path_pull": 1.5})
     assert Path(build_method("blocknet", {"device": "cpu"}).settings.model) == Path("default")
 
 
@@ -422,3 +424,39 @@ def test_a_sites_menu_under_nav_stays_out_of_the_text(shared_data):
     kept = build_method("blocknet", {"device": "cpu", "drop_landmarks": False}).process(page)
     assert "Rugged motorcycle navigators" in kept.text and "Rugged motorcycle navigators" not in ruled.text
     assert ruled.status == "ok" and set(ruled.content_xpaths) < set(kept.content_xpaths)
+
+
+def test_each_logit_moves_toward_the_characters_weighted_mean_of_its_class_path():
+    from pagesieve.models.blocknet.method import pull_to_paths
+
+    logits = np.array([5.0, -0.5, -5.0, 2.0], np.float32)
+    paths, lengths = [7, 7, 3, 9], [5, 4, 9, 1]          # the first two share a path; the others are alone on theirs
+    mean = (5.0 * 5 - 0.5 * 4) / 9
+    pulled = pull_to_paths(logits, paths, lengths, 0.5)
+    assert pulled.dtype == np.float32
+    np.testing.assert_allclose(pulled, [(5.0 + mean) / 2, (-0.5 + mean) / 2, -5.0, 2.0], rtol=1e-6)
+    np.testing.assert_allclose(pull_to_paths(logits, paths, lengths, 1.0)[:2], [mean, mean], rtol=1e-6)
+    assert pull_to_paths(logits, paths, lengths, 0.0) is logits
+
+
+def test_a_comment_thread_follows_its_class_paths_mean(shared_data):
+    """L3S-GN1's test page e906b620: a blog post over a thread of comments, 388 blocks on one class path. The network
+    alone keeps a few dozen of them, weakly; pulled toward their path's mean (`path_pull`, the default 0.5), they fall
+    under the threshold with the rest of the thread, and the text is the post's. The logits the method reads are the
+    network's pulled by `pull_to_paths`."""
+    from pagesieve.models.blocknet.method import block_paths, pull_to_paths
+
+    gold = next(g for g in iter_gold_pages(shared_data / "l3s-gn1", "test")
+                if g.page_id == "e906b620-e869-4ec5-a068-5d8256247536")
+    page = parse_page(gold.html, url=gold.url, page_id=gold.page_id)
+    pulled, alone = (build_method("blocknet", {"device": "cpu", "path_pull": share}) for share in (0.5, 0.0))
+    inputs = pulled.batch_inputs(page)
+    logits, raw = pulled.page_logits([inputs], [0])[0], alone.page_logits([inputs], [0])[0]
+    blocks = inputs.blocks
+    np.testing.assert_array_equal(logits, pull_to_paths(raw, block_paths(blocks), list(map(len, blocks.text)), 0.5))
+    paths = block_paths(blocks)
+    thread = max(set(paths), key=paths.count)
+    on_thread = np.array(paths) == thread
+    assert on_thread.sum() > 300 and (raw[on_thread] > 0).sum() > 10 and (logits[on_thread] > 0).sum() < 5
+    f1 = [bag_of_words_prf(method.process(page).text, gold.gold).f1 for method in (pulled, alone)]
+    assert f1[0] > 0.95 and f1[1] < 0.7

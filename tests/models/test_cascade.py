@@ -18,8 +18,9 @@ def pages(dragnet_pages):
 @pytest.fixture(scope="module")
 def alone(pages):
     """Each page by blocknet and by blend, and blocknet's uncertainty on it."""
-    # both passes: the networks alone (cascade.trees = false), their own text (no second opinion)
-    blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": "", "trees": False})
+    # both passes: the networks alone (cascade.trees = false), their own text (no second opinion), the logits as the
+    # networks give them (cascade.path_pull = 0)
+    blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": "", "trees": False, "path_pull": 0.0})
     blend = build_method("blend", {"device": "cpu", "unsure_peer": "", "trees": False})
     out = []
     for page in pages:
