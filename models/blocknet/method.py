@@ -18,8 +18,8 @@ from .model import INPUT_PEERS, BlockNetModel
 from .peers import PeerVotes, build_peer, held_by, with_votes
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
-__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "load_blend", "peer_result", "pull_to_paths",
-           "uncertainty"]
+__all__ = ["BlockNet", "Blend", "Cascade", "block_paths", "content_blocks", "hands_over", "load_blend", "peer_result",
+           "pull_to_paths", "uncertainty"]
 
 
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
