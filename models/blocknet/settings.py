@@ -60,7 +60,6 @@ class BlendSettings(BlockNetSettings):
 
     model: str = "blend"
     unsure: float = 0.22         # as blocknet's: left out, blend gains from the second opinion too
-    path_pull: float = 0.0       # chosen left out on blocknet's logits; not yet on blend's
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ def alone(pages):
     # both passes: the networks alone (cascade.trees = false), their own text (no second opinion), the logits as the
     # networks give them (cascade.path_pull = 0)
     blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": "", "trees": False, "path_pull": 0.0})
-    blend = build_method("blend", {"device": "cpu", "unsure_peer": "", "trees": False})
+    blend = build_method("blend", {"device": "cpu", "unsure_peer": "", "trees": False, "path_pull": 0.0})
     out = []
     for page in pages:
         blocks_inputs = blocknet.batch_inputs(page)

@@ -31,7 +31,7 @@ def candidates(dragnet_pages):
     """Each page's candidates: BlockNet's own text and blend's (no second opinion), then the peers' in PEERS
     order."""
     blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": "", "path_pull": 0.0})   # consensus's
-    blend = build_method("blend", {"device": "cpu", "unsure_peer": ""})
+    blend = build_method("blend", {"device": "cpu", "unsure_peer": "", "path_pull": 0.0})
     votes = PeerVotes(PEERS)
     return [[blocknet.process(page).text, blend.process(page).text, *votes.outputs(page)] for page in dragnet_pages]
 
