@@ -16,8 +16,8 @@ only) the snippet F1 of trafilatura's protocol summed over all its passages; pai
 BlockNet against the best peer on the same pages. Every page is scored twice: the network's text, and the shipped
 default's, which hands a page to its second opinion (resiliparse's cached text) where the network is unsure of it or
 its text is hidden from the blocks (models/blocknet/method.py); `compare --scores default` compares the latter. Both
-read the logits as the method does, pulled toward their class paths' means by blocknet's `path_pull` (`--path-pull`:
-another share; 0 for blend's set-up, whose method does not pull).
+read the logits as the method does, pulled toward their class paths' means by `path_pull` (blocknet's and blend's
+0.5, consensus's 0; `--path-pull` sets another share).
 The cache is a working folder (`--cache`, default ../lobo-cache), never committed: the script rebuilds it.
 
 Training-only sources (`--add-pools`, cached like a pool with `cache --pools NAME`), added to every fold's training
@@ -611,8 +611,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--logits", type=Path, default=None,
                     help="write each left-out pool's block logits here (<pool>.npz: ids, offsets, logits)")
     ap.add_argument("--path-pull", type=float, default=None,
-                    help="run, ensemble: blocknet's path_pull for the scores (default: the scored method's own; "
-                         "0 for blend's set-up)")
+                    help="run, ensemble: the path_pull the scores read the logits with (default: the scored "
+                         "method's own: blocknet's and blend's 0.5, consensus's 0)")
     args = ap.parse_intermixed_args(argv)       # the reports may follow the options
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = args.pools.split(",") if args.pools else list(POOLS)
