@@ -18,8 +18,8 @@ from .model import INPUT_PEERS, BlockNetModel
 from .peers import PeerVotes, build_peer, held_by, with_votes
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
-__all__ = ["BlockNet", "Blend", "Cascade", "block_paths", "content_blocks", "hands_over", "load_blend", "peer_result",
-           "pull_to_paths", "uncertainty"]
+__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "load_blend", "peer_result", "pull_to_paths",
+           "uncertainty"]
 
 
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
@@ -52,11 +52,6 @@ def pull_to_paths(logits: np.ndarray, paths: Sequence[int], lengths: Sequence[in
     own = np.asarray(logits, dtype=np.float64)
     mean = np.bincount(group, weights=own * weights) / np.maximum(np.bincount(group, weights=weights), 1e-9)
     return ((1 - share) * own + share * mean[group]).astype(np.float32)
-
-
-def block_paths(blocks: Blocks) -> list[int]:
-    """The class path of each block's text holder (page-local ids)."""
-    return list(map(blocks.cdom.class_path.__getitem__, blocks.node))
 
 
 # A page whose text the blocks miss holds at least HIDDEN_MIN_CHARS in <noscript> or <button> (less is a label
@@ -205,7 +200,7 @@ class BlockNet(Cleaner):
         if self.settings.path_pull:
             for i in fits:
                 blocks = inputs[i].blocks
-                logits[i] = pull_to_paths(logits[i], block_paths(blocks), list(map(len, blocks.text)),
+                logits[i] = pull_to_paths(logits[i], blocks.class_paths(), list(map(len, blocks.text)),
                                           self.settings.path_pull)
         return logits
 

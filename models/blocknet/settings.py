@@ -40,10 +40,10 @@ class BlockNetSettings(Settings):
 
     def __post_init__(self) -> None:
         check_at_least(0, min_words=self.min_words, fallback_margin=self.fallback_margin)
+        check_at_least(1, threads=self.threads, max_blocks=self.max_blocks, max_batch_blocks=self.max_batch_blocks)
         if not 0 <= self.path_pull <= 1:
             raise ValueError(f"{self.conf_name}.path_pull: must be between 0 (off) and 1 (each block takes its class "
                              f"path's mean), got {self.path_pull!r}")
-        check_at_least(1, threads=self.threads, max_blocks=self.max_blocks, max_batch_blocks=self.max_batch_blocks)
         if not 0 <= self.unsure <= 0.5:
             raise ValueError(f"{self.conf_name}.unsure: must be between 0 (every page is unsure) and 0.5 (none), "
                              f"got {self.unsure!r}")

@@ -105,6 +105,10 @@ class Blocks:
     def xpath(self) -> list[str]:
         return self.xpaths(range(len(self.node)))
 
+    def class_paths(self) -> list[int]:
+        """Each block's class path (`CollapsedDOM.class_path` of its text holder; ids of this page only)."""
+        return list(map(self.cdom.class_path.__getitem__, self.node))
+
 
 _NODES = (etree.Element, etree.Comment, etree.ProcessingInstruction)   # what iterwalk reports: no entities
 # `walk_tree`'s events: "comment" and "pi" must be asked for, or the text after a comment (its tail) is lost

@@ -414,7 +414,7 @@ def _block_features(blocks: Blocks, counts: np.ndarray, anc: np.ndarray) -> np.n
     c = counts[leaves]
 
     texts = Counter(blocks.text)                      # Counter of a list: counted in C
-    class_paths = [cdom.class_path[k] for k in blocks.node]
+    class_paths = blocks.class_paths()
     paths = Counter(class_paths)
     same_text = np.array([texts[t] for t in blocks.text], dtype=float)
     same_path = np.array([paths[p] for p in class_paths], dtype=float)

@@ -76,7 +76,6 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
     from resiliparse.parse.html import HTMLTree
 
     from pagesieve.models.blocknet import page_inputs
-    from pagesieve.models.blocknet.method import block_paths
     from pagesieve.models.blocknet.peers import held_by
     from pagesieve.models.page import PageError, hidden_chars, page_markup, parse_page
     from pagesieve.models.page.stopwords import page_stopwords, stopwords_for, text_language
@@ -122,7 +121,7 @@ def _cache_pool(args: tuple[Path, str, Path]) -> str:
                          "language": gold.meta.get("language") or lang, "detected": lang, "texts": texts,
                          "brk": [bool(blocks.cdom.break_before[k]) for k in node],
                          "glued": [bool(blocks.cdom.glued[k]) for k in node],
-                         "hidden": hidden_chars(page.root), "paths": block_paths(blocks), "gold": gold.gold,
+                         "hidden": hidden_chars(page.root), "paths": blocks.class_paths(), "gold": gold.gold,
                          "snippets": None if gold.snippets is None else
                          {"with": list(gold.snippets.with_), "without": list(gold.snippets.without)}})
     np.savez(cache / f"{pool}.npz", inputs=np.concatenate(inputs), extra=np.concatenate(extra),

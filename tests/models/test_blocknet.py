@@ -444,7 +444,7 @@ def test_a_comment_thread_follows_its_class_paths_mean(shared_data):
     alone keeps a few dozen of them, weakly; pulled toward their path's mean (`path_pull`, the default 0.5), they fall
     under the threshold with the rest of the thread, and the text is the post's. The logits the method reads are the
     network's pulled by `pull_to_paths`."""
-    from pagesieve.models.blocknet.method import block_paths, pull_to_paths
+    from pagesieve.models.blocknet.method import pull_to_paths
 
     gold = next(g for g in iter_gold_pages(shared_data / "l3s-gn1", "test")
                 if g.page_id == "e906b620-e869-4ec5-a068-5d8256247536")
@@ -453,8 +453,8 @@ def test_a_comment_thread_follows_its_class_paths_mean(shared_data):
     inputs = pulled.batch_inputs(page)
     logits, raw = pulled.page_logits([inputs], [0])[0], alone.page_logits([inputs], [0])[0]
     blocks = inputs.blocks
-    np.testing.assert_array_equal(logits, pull_to_paths(raw, block_paths(blocks), list(map(len, blocks.text)), 0.5))
-    paths = block_paths(blocks)
+    np.testing.assert_array_equal(logits, pull_to_paths(raw, blocks.class_paths(), list(map(len, blocks.text)), 0.5))
+    paths = blocks.class_paths()
     thread = max(set(paths), key=paths.count)
     on_thread = np.array(paths) == thread
     assert on_thread.sum() > 300 and (raw[on_thread] > 0).sum() > 10 and (logits[on_thread] > 0).sum() < 5
