@@ -35,7 +35,9 @@ Candidate inputs (`--extra`), computed in the cache for every block and appended
   language (models/page/stopwords.py: jusText's lists, else the page's own frequent short words), replacing
   the English ones;
 - `npy-NAME`: columns computed outside the cache, one row per cached block in the cache's order, read from
-  `<cache>/<pool>.NAME.npy` (a candidate input tried before it is built into the features).
+  `<cache>/<pool>.NAME.npy` (a candidate input tried before it is built into the features);
+- `drop-NAME`: not an addition but an ablation: the input NAME (`features.INPUT_NAMES`, `c19.context.hidden`) set
+  to 0 on every block, for the network and the trees alike (the markup's rules read the cache's context, not it).
 """
 
 from __future__ import annotations
@@ -203,6 +205,11 @@ class CachedPool(PoolPages):
             every = _peer_columns(cache, name, self.rows)
             cols += [every] if "peers" in extras else []
             cols += [every[:, 2 * k : 2 * k + 2] for k in votes]
+        dropped = [e[5:] for e in extras if e.startswith("drop-")]
+        if dropped:
+            from pagesieve.models.blocknet.features import INPUT_NAMES
+            cols[0] = cols[0].copy()
+            cols[0][:, [INPUT_NAMES.index(n) for n in dropped]] = 0
         for e in extras:
             if e.startswith("npy-"):
                 cols.append(np.load(cache / f"{name}.{e[4:]}.npy").astype(np.float32))
@@ -406,9 +413,13 @@ def run(args: argparse.Namespace) -> dict:
     except ValueError as e:
         raise SystemExit(str(e)) from None
     extras = tuple(e for e in args.extra.split(",") if e)
-    unknown = {e for e in extras if not e.startswith("npy-")} - set(EXTRAS)
+    unknown = {e for e in extras if not e.startswith(("npy-", "drop-"))} - set(EXTRAS)
     if unknown:
         raise SystemExit(f"--extra takes {', '.join(EXTRAS)}, not {', '.join(sorted(unknown))}")
+    from pagesieve.models.blocknet.features import INPUT_NAMES
+    unknown = {e[5:] for e in extras if e.startswith("drop-")} - set(INPUT_NAMES)
+    if unknown:
+        raise SystemExit(f"--extra drop-NAME takes an input of features.INPUT_NAMES, not {', '.join(sorted(unknown))}")
     pools = args.pools.split(",") if args.pools else list(POOLS)
     recipe = json.loads(args.recipe) if args.recipe else {}
     if args.logits:

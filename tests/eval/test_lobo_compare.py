@@ -217,3 +217,17 @@ def test_the_scores_read_the_logits_pulled_toward_their_class_paths(tmp_path, lo
     with pytest.raises(SystemExit, match="no class paths"):
         lobo.ensemble(SimpleNamespace(reports=[folder], pools="pool", cache=old, name="e"))
     assert lobo.ensemble(SimpleNamespace(reports=[folder], pools="pool", cache=old, name="e", path_pull=0.0))
+
+
+def test_an_ablated_input_is_zero_on_every_block_and_the_others_are_kept(tmp_path, lobo):
+    from pagesieve.models.blocknet.features import INPUT_NAMES
+
+    write_cache(tmp_path, display_none=(0, 2), nav=(1,))
+    hidden = next(n for n in INPUT_NAMES if n.endswith(".context.hidden"))
+    nav = INPUT_NAMES.index(next(n for n in INPUT_NAMES if n.endswith(".context.nav")))
+    kept = lobo.CachedPool(tmp_path, "pool", ())
+    ablated = lobo.CachedPool(tmp_path, "pool", (f"drop-{hidden}",))
+    assert kept.inputs[:, INPUT_NAMES.index(hidden)].tolist() == [1, 0, 1]
+    assert ablated.inputs[:, INPUT_NAMES.index(hidden)].tolist() == [0, 0, 0]
+    assert ablated.inputs[:, nav].tolist() == [0, 1, 0]
+    assert kept.inputs.shape == ablated.inputs.shape
