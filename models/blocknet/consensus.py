@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from ..page import CleanResult
 from ..page.overlap import bag_prf, tokenize
 from ..web2text.method import PageBlocks, blocks_text
-from .method import BlockNet, load_blend, peer_result
+from .method import BlockNet, load_blend, peer_result, pull_blocks
 from .model import INPUT_PEERS, BlockNetModel
 from .peers import PEERS, PeerVotes, with_votes
 from .settings import ConsensusSettings
@@ -86,7 +86,8 @@ class Consensus(BlockNet):
 
     def _blend_texts(self, inputs: Sequence[PageBlocks | CleanResult], outputs: dict[int, list[str]]
                      ) -> dict[int, str]:
-        """blend's text of each page that has blocks: its network and trees over BlockNet's inputs and the votes."""
+        """blend's text of each page that has blocks: its network and trees over BlockNet's inputs and the votes,
+        pulled toward the class paths by `blend_path_pull` (blend's own pull, as blend makes its text)."""
         if self.blend is None:
             return {}
         fits = [i for i in outputs if len(inputs[i].blocks)]
@@ -94,5 +95,7 @@ class Consensus(BlockNet):
                                      self.blend)
         texts = {i: "" for i in outputs}
         for i, page_logits in zip(fits, logits, strict=True):     # the text alone: no title or XPaths to discard
+            if self.settings.blend_path_pull:
+                page_logits = pull_blocks(inputs[i].blocks, page_logits, self.settings.blend_path_pull)
             texts[i] = blocks_text(inputs[i].blocks, self.content(inputs[i].blocks, page_logits))
         return texts

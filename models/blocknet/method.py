@@ -18,8 +18,8 @@ from .model import INPUT_PEERS, BlockNetModel
 from .peers import PeerVotes, build_peer, held_by, with_votes
 from .settings import BlendSettings, BlockNetSettings, CascadeSettings
 
-__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "load_blend", "peer_result", "pull_to_paths",
-           "uncertainty"]
+__all__ = ["BlockNet", "Blend", "Cascade", "content_blocks", "hands_over", "load_blend", "peer_result", "pull_blocks",
+           "pull_to_paths", "uncertainty"]
 
 
 def content_blocks(blocks: Blocks, logits: np.ndarray, settings: BlockNetSettings) -> np.ndarray:
@@ -199,10 +199,13 @@ class BlockNet(Cleaner):
         logits = dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
         if self.settings.path_pull:
             for i in fits:
-                blocks = inputs[i].blocks
-                logits[i] = pull_to_paths(logits[i], blocks.class_paths(), list(map(len, blocks.text)),
-                                          self.settings.path_pull)
+                logits[i] = pull_blocks(inputs[i].blocks, logits[i], self.settings.path_pull)
         return logits
+
+
+def pull_blocks(blocks: Blocks, logits: np.ndarray, share: float) -> np.ndarray:
+    """`pull_to_paths` over a page's blocks: their class paths, their characters as weights."""
+    return pull_to_paths(logits, blocks.class_paths(), list(map(len, blocks.text)), share)
 
 
 def peer_result(blocks: Blocks, own: CleanResult, text: str, peer: str) -> CleanResult:

@@ -97,8 +97,11 @@ class ConsensusSettings(BlockNetSettings):
     blend_model: str = "blend"
     unsure_peer: str = ""
     path_pull: float = 0.0       # its candidate set and order were chosen on blocknet's logits without the pull
+    blend_path_pull: float = 0.5  # blend's candidate pulled as blend pulls its own logits
 
     def __post_init__(self) -> None:
         BlockNetSettings.__post_init__(self)
+        if not 0 <= self.blend_path_pull <= 1:
+            raise ValueError(f"consensus.blend_path_pull: must be between 0 (off) and 1, got {self.blend_path_pull!r}")
         if self.unsure_peer:
             raise ValueError("consensus.unsure_peer: the peers' texts are candidates on every page; leave it \"\"")

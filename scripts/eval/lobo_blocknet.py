@@ -17,7 +17,8 @@ BlockNet against the best peer on the same pages. Every page is scored twice: th
 default's, which hands a page to its second opinion (resiliparse's cached text) where the network is unsure of it or
 its text is hidden from the blocks (models/blocknet/method.py); `compare --scores default` compares the latter. Both
 read the logits as the method does, pulled toward their class paths' means by `path_pull` (blocknet's and blend's
-0.5, consensus's 0; `--path-pull` sets another share).
+0.5, consensus's 0; `--path-pull` sets another share); consensus's blend candidate by its `blend_path_pull` (0.5,
+blend's own; `--blend-path-pull`).
 The cache is a working folder (`--cache`, default ../lobo-cache), never committed: the script rebuilds it.
 
 Training-only sources (`--add-pools`, cached like a pool with `cache --pools NAME`), added to every fold's training
@@ -407,6 +408,15 @@ def _path_pull(args: argparse.Namespace) -> float:
     return (ConsensusSettings() if getattr(args, "method", "blocknet") == "consensus" else BlockNetSettings()).path_pull
 
 
+def _blend_path_pull(args: argparse.Namespace) -> float:
+    """`--blend-path-pull`, else consensus's own `blend_path_pull` (blend's candidate pulled as blend pulls it)."""
+    from pagesieve.models.blocknet.settings import ConsensusSettings
+
+    if getattr(args, "blend_path_pull", None) is not None:
+        return args.blend_path_pull
+    return ConsensusSettings().blend_path_pull
+
+
 def run(args: argparse.Namespace) -> dict:
     try:
         train_pools = (OLD_POOLS if args.train_pools == "six" else POOLS) + added_sources(args.add_pools)
@@ -444,6 +454,7 @@ def ensemble(args: argparse.Namespace) -> dict:
     consensus = getattr(args, "method", "blocknet") == "consensus"
     blend_dir = Path(args.blend_logits) if consensus and getattr(args, "blend_logits", None) else None
     settings, folds = BlockNetSettings(path_pull=_path_pull(args)), []
+    blend_pull = SimpleNamespace(path_pull=_blend_path_pull(args))      # consensus's blend candidate
     for name in pools:
         runs = [np.load(d / f"{name}.npz") for d in dirs]
         ids = runs[0]["ids"]
@@ -467,7 +478,8 @@ def ensemble(args: argparse.Namespace) -> dict:
             row, page_context = pool.rows[i], context[starts[i] : starts[i + 1]]
             candidates = None
             if consensus:
-                blended = [_network_text(row, blend[k], settings, page_context)] if blend else []
+                blended = [_network_text(row, _pulled(row, blend[k], blend_pull), settings, page_context)
+                           ] if blend else []
                 candidates = blended + [peer_texts[row["id"]][p] for p in BLEND_PEERS]
             network, shipped = _scored(row, logits[offsets[k] : offsets[k + 1]], settings,
                                        peer_texts[row["id"]][settings.unsure_peer], page_context, candidates)
@@ -476,7 +488,8 @@ def ensemble(args: argparse.Namespace) -> dict:
         folds.append({"pool": name, "pages": out, "default": default})
     head = {"name": args.name, "ensemble_of": [str(d) for d in dirs], "path_pull": settings.path_pull}
     if consensus:
-        head |= {"method": "consensus", "blend_logits": str(args.blend_logits) if blend_dir else None}
+        head |= {"method": "consensus", "blend_logits": str(args.blend_logits) if blend_dir else None,
+                 "blend_path_pull": blend_pull.path_pull}
     return _report(args.cache, folds, head)
 
 
@@ -623,6 +636,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--path-pull", type=float, default=None,
                     help="run, ensemble: the path_pull the scores read the logits with (default: the scored "
                          "method's own: blocknet's and blend's 0.5, consensus's 0)")
+    ap.add_argument("--blend-path-pull", type=float, default=None,
+                    help="ensemble --method consensus: the pull of blend's candidate (default: consensus's "
+                         "blend_path_pull, 0.5)")
     args = ap.parse_intermixed_args(argv)       # the reports may follow the options
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(message)s", stream=sys.stderr)
     pools = args.pools.split(",") if args.pools else list(POOLS)

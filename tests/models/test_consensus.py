@@ -31,7 +31,7 @@ def candidates(dragnet_pages):
     """Each page's candidates: BlockNet's own text and blend's (no second opinion), then the peers' in PEERS
     order."""
     blocknet = build_method("blocknet", {"device": "cpu", "unsure_peer": "", "path_pull": 0.0})   # consensus's
-    blend = build_method("blend", {"device": "cpu", "unsure_peer": "", "path_pull": 0.0})
+    blend = build_method("blend", {"device": "cpu", "unsure_peer": ""})      # pulled, as consensus.blend_path_pull
     votes = PeerVotes(PEERS)
     return [[blocknet.process(page).text, blend.process(page).text, *votes.outputs(page)] for page in dragnet_pages]
 
@@ -70,7 +70,21 @@ def test_two_peers_that_agree_outvote_blocknet_and_a_lone_peer_is_never_chosen(d
     assert all(consensus.process(page).text_from != PEERS[k] for page, k in lone)
 
 
+def test_blends_candidate_is_blends_own_text_pulled_as_blend_pulls_it(dragnet_pages):
+    texts = {}
+    for share in (0.5, 0.0):
+        consensus = build_method("consensus", {"device": "cpu", "blend_path_pull": share})
+        blend = build_method("blend", {"device": "cpu", "unsure_peer": "", "path_pull": share})
+        inputs = [consensus.batch_inputs(page) for page in dragnet_pages]
+        candidate = consensus._blend_texts(inputs, {i: consensus.votes.outputs(p) for i, p in enumerate(dragnet_pages)})
+        texts[share] = [candidate[i] for i in range(len(dragnet_pages))]
+        assert texts[share] == [blend.process(page).text for page in dragnet_pages]
+    assert texts[0.5] != texts[0.0]                  # the pull changes some page's candidate
+
+
 def test_settings_are_checked():
+    with pytest.raises(ConfigError, match="blend_path_pull"):
+        build_method("consensus", {"blend_path_pull": -0.1})
     with pytest.raises(ConfigError, match="unsure_peer"):
         build_method("consensus", {"unsure_peer": "resiliparse"})
     with pytest.raises(ValueError, match="reads the peers' votes"):
