@@ -95,7 +95,6 @@ class Consensus(BlockNet):
                                      self.blend)
         texts = {i: "" for i in outputs}
         for i, page_logits in zip(fits, logits, strict=True):     # the text alone: no title or XPaths to discard
-            if self.settings.blend_path_pull:
-                page_logits = pull_blocks(inputs[i].blocks, page_logits, self.settings.blend_path_pull)
+            page_logits = pull_blocks(inputs[i].blocks, page_logits, self.settings.blend_path_pull)
             texts[i] = blocks_text(inputs[i].blocks, self.content(inputs[i].blocks, page_logits))
         return texts

@@ -197,14 +197,16 @@ class BlockNet(Cleaner):
         """Block logits of the pages `fits` (indices into `inputs`, each a PageBlocks with blocks), pulled toward
         their class paths' means by `path_pull` (`pull_to_paths`) before anything reads them."""
         logits = dict(zip(fits, self.predict_logits([inputs[i].inputs[0] for i in fits]), strict=True))
-        if self.settings.path_pull:
-            for i in fits:
-                logits[i] = pull_blocks(inputs[i].blocks, logits[i], self.settings.path_pull)
+        for i in fits:
+            logits[i] = pull_blocks(inputs[i].blocks, logits[i], self.settings.path_pull)
         return logits
 
 
 def pull_blocks(blocks: Blocks, logits: np.ndarray, share: float) -> np.ndarray:
-    """`pull_to_paths` over a page's blocks: their class paths, their characters as weights."""
+    """`pull_to_paths` over a page's blocks: their class paths, their characters as weights (share 0: the logits
+    as they are, the paths never read)."""
+    if not share:
+        return logits
     return pull_to_paths(logits, blocks.class_paths(), list(map(len, blocks.text)), share)
 
 

@@ -17,6 +17,13 @@ __all__ = ["PACKAGED_MODELS", "BlendSettings", "BlockNetSettings", "CascadeSetti
 PACKAGED_MODELS = {"default": "blocknet-default", "blend": "blocknet-blend", "blend-lite": "blocknet-blend-lite"}
 
 
+def _check_share(key: str, share: float) -> None:
+    """A class path pull's share (`method.pull_to_paths`): between 0 and 1."""
+    if not 0 <= share <= 1:
+        raise ValueError(f"{key}: must be between 0 (off) and 1 (each block takes its class path's mean), "
+                         f"got {share!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class BlockNetSettings(Settings):
     conf_name = "blocknet"
@@ -41,9 +48,7 @@ class BlockNetSettings(Settings):
     def __post_init__(self) -> None:
         check_at_least(0, min_words=self.min_words, fallback_margin=self.fallback_margin)
         check_at_least(1, threads=self.threads, max_blocks=self.max_blocks, max_batch_blocks=self.max_batch_blocks)
-        if not 0 <= self.path_pull <= 1:
-            raise ValueError(f"{self.conf_name}.path_pull: must be between 0 (off) and 1 (each block takes its class "
-                             f"path's mean), got {self.path_pull!r}")
+        _check_share(f"{self.conf_name}.path_pull", self.path_pull)
         if not 0 <= self.unsure <= 0.5:
             raise ValueError(f"{self.conf_name}.unsure: must be between 0 (every page is unsure) and 0.5 (none), "
                              f"got {self.unsure!r}")
@@ -101,7 +106,6 @@ class ConsensusSettings(BlockNetSettings):
 
     def __post_init__(self) -> None:
         BlockNetSettings.__post_init__(self)
-        if not 0 <= self.blend_path_pull <= 1:
-            raise ValueError(f"consensus.blend_path_pull: must be between 0 (off) and 1, got {self.blend_path_pull!r}")
+        _check_share("consensus.blend_path_pull", self.blend_path_pull)
         if self.unsure_peer:
             raise ValueError("consensus.unsure_peer: the peers' texts are candidates on every page; leave it \"\"")

@@ -294,16 +294,16 @@ def _network_text(row: dict, logits: np.ndarray, settings, context: np.ndarray) 
     return _text(row, rule_out(content_blocks(SimpleNamespace(text=row["texts"]), logits, settings), ruled))
 
 
-def _pulled(row: dict, logits: np.ndarray, settings) -> np.ndarray:
-    """The logits as the method reads them: pulled toward their class paths' means by `path_pull`."""
+def _pulled(row: dict, logits: np.ndarray, share: float) -> np.ndarray:
+    """The logits as the method reads them: pulled toward their class paths' means by `share` (a `path_pull`)."""
     from pagesieve.models.blocknet.method import pull_to_paths
 
-    if not settings.path_pull:
+    if not share:
         return logits
     if "paths" not in row:
         raise SystemExit("this cache has no class paths (built before 2026-12-01): rebuild it with `cache`, "
-                         "or score with --path-pull 0")
-    return pull_to_paths(logits, row["paths"], list(map(len, row["texts"])), settings.path_pull)
+                         "or score with --path-pull 0 (and --blend-path-pull 0)")
+    return pull_to_paths(logits, row["paths"], list(map(len, row["texts"])), share)
 
 
 def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, context: np.ndarray,
@@ -317,7 +317,7 @@ def _scored(row: dict, logits: np.ndarray, settings, peer_text: str, context: np
     from pagesieve.models.blocknet.consensus import medoid
     from pagesieve.models.blocknet.method import hands_over
 
-    logits = _pulled(row, logits, settings)
+    logits = _pulled(row, logits, settings.path_pull)
     text = _network_text(row, logits, settings, context)
     f1, counts = _score(row, text)
     network = {"id": row["id"], "f1": f1, "counts": counts, "empty": not text.strip()}
@@ -454,7 +454,7 @@ def ensemble(args: argparse.Namespace) -> dict:
     consensus = getattr(args, "method", "blocknet") == "consensus"
     blend_dir = Path(args.blend_logits) if consensus and getattr(args, "blend_logits", None) else None
     settings, folds = BlockNetSettings(path_pull=_path_pull(args)), []
-    blend_pull = SimpleNamespace(path_pull=_blend_path_pull(args))      # consensus's blend candidate
+    blend_pull = _blend_path_pull(args)                                  # consensus's blend candidate
     for name in pools:
         runs = [np.load(d / f"{name}.npz") for d in dirs]
         ids = runs[0]["ids"]
@@ -489,7 +489,7 @@ def ensemble(args: argparse.Namespace) -> dict:
     head = {"name": args.name, "ensemble_of": [str(d) for d in dirs], "path_pull": settings.path_pull}
     if consensus:
         head |= {"method": "consensus", "blend_logits": str(args.blend_logits) if blend_dir else None,
-                 "blend_path_pull": blend_pull.path_pull}
+                 "blend_path_pull": blend_pull}
     return _report(args.cache, folds, head)
 
 
