@@ -38,6 +38,7 @@ class Recipe:
     dropout: float = 0.3
     input_clip: float = 5.0       # standardised inputs bounded to [-5, 5] in training and inference
     pool_weights: dict[str, float] = field(default_factory=lambda: {"cleaneval": 0.3})
+    f1_loss: float = 0.0          # weight of a soft bag-of-words F1 term per window, beside the cross-entropy
 
     def card(self) -> dict:
         return asdict(self)
@@ -50,6 +51,7 @@ class TrainingPage:
     inputs: np.ndarray              # (n, inputs) raw, float32
     labels: np.ndarray              # (n,) float32, 1 = content
     weights: np.ndarray | None = None   # (n,) float32 per-block loss weight; None: all 1
+    sizes: np.ndarray | None = None     # (n,) float32 tokens per block, for the soft F1 term; None: 1 each
 
 
 def _batches(pages: list[TrainingPage], model: BlockNetModel, recipe: Recipe,
@@ -65,17 +67,36 @@ def _batches(pages: list[TrainingPage], model: BlockNetModel, recipe: Recipe,
             cut = slice(offset, offset + recipe.crop)
             weight = recipe.pool_weights.get(p.pool, 1.0)
             w = np.full(min(n, recipe.crop), weight, np.float32) if p.weights is None else p.weights[cut] * weight
-            windows.append((p.inputs[cut], p.labels[cut], w))
-        longest = max(len(y) for _, y, _ in windows)
+            size = np.ones(min(n, recipe.crop), np.float32) if p.sizes is None else p.sizes[cut]
+            windows.append((p.inputs[cut], p.labels[cut], w, size))
+        longest = max(len(y) for _, y, _, _ in windows)
         x = np.zeros((len(windows), longest, width), dtype=np.float32)
         y = np.zeros((len(windows), longest), dtype=np.float32)
         w = np.zeros((len(windows), longest), dtype=np.float32)
-        for i, (inputs, labels, weights) in enumerate(windows):
+        s = np.zeros((len(windows), longest), dtype=np.float32)
+        for i, (inputs, labels, weights, sizes) in enumerate(windows):
             x[i, : len(labels)] = model.standardise(inputs)
             y[i, : len(labels)] = labels
             w[i, : len(labels)] = weights
-        yield (torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(w),
-               torch.tensor([len(labels) for _, labels, _ in windows]))
+            s[i, : len(labels)] = sizes
+        yield (torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(w), torch.from_numpy(s),
+               torch.tensor([len(labels) for _, labels, _, _ in windows]))
+
+
+def soft_f1_loss(logits: torch.Tensor, labels: torch.Tensor, weights: torch.Tensor,
+                 sizes: torch.Tensor) -> torch.Tensor:
+    """1 - the soft bag-of-words F1 of each window (its blocks' tokens as units, content probabilities as soft
+    decisions; blocks of weight 0 left out), averaged over the windows that hold any content."""
+    p = torch.sigmoid(logits)
+    units = sizes * (weights > 0)
+    tp = (units * p * labels).sum(1)
+    fp = (units * p * (1 - labels)).sum(1)
+    fn = (units * (1 - p) * labels).sum(1)
+    has = (units * labels).sum(1) > 0
+    if not bool(has.any()):
+        return logits.sum() * 0
+    f1 = 2 * tp / (2 * tp + fp + fn).clamp(min=1e-6)
+    return (1 - f1[has]).mean()
 
 
 def train(pages: list[TrainingPage], recipe: Recipe, seed: int,
@@ -104,9 +125,12 @@ def train(pages: list[TrainingPage], recipe: Recipe, seed: int,
     for epoch in range(1, recipe.epochs + 1):
         net.train()
         total = 0.0
-        for x, y, w, lengths in _batches(pages, model, recipe, rng):
-            per_block = nn.functional.binary_cross_entropy_with_logits(net(x, lengths), y, reduction="none")
+        for x, y, w, s, lengths in _batches(pages, model, recipe, rng):
+            logits = net(x, lengths)
+            per_block = nn.functional.binary_cross_entropy_with_logits(logits, y, reduction="none")
             loss = (per_block * w).sum() / w.sum().clamp(min=1)
+            if recipe.f1_loss:
+                loss = loss + recipe.f1_loss * soft_f1_loss(logits, y, w, s)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
