@@ -64,6 +64,7 @@ from pagesieve.models.blocknet.peers import PeerVotes, with_votes
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 from pagesieve.models.blocknet.trees import TreeRecipe, train_trees
 from pagesieve.models.page import PageError, parse_page
+from pagesieve.models.page.overlap import tokenize
 from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
 from pagesieve.models.web2text import Blocks, blocks_text, label_blocks, label_blocks_from_snippets
 
@@ -126,7 +127,8 @@ def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool,
             else:
                 labels, weights = (np.asarray(v, dtype=np.float32) for v in label_blocks_from_snippets(
                     blocks.text, gold.snippets.with_, gold.snippets.without))
-            pages.append(PageData(pool, gold.page_id, inputs, labels, weights, gold=gold.gold,
+            sizes = np.array([max(1, len(tokenize(t))) for t in blocks.text], dtype=np.float32)  # for f1_loss
+            pages.append(PageData(pool, gold.page_id, inputs, labels, weights, sizes, gold=gold.gold,
                                   blocks=blocks if keep_blocks else None))
             n += 1
         log.info("%s/%s: %d pages", pool, part, n)
@@ -176,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
                          "the default model, none for blend and blend-lite, as each was selected; '' for none)")
     ap.add_argument("--cleaneval-weight", type=float, default=Recipe().pool_weights["cleaneval"],
                     help="weight of CleanEval's blocks in the loss (experiments; the shipped model uses the default)")
+    ap.add_argument("--f1-loss", type=float, default=Recipe().f1_loss,
+                    help="weight of the soft bag-of-words F1 term beside the cross-entropy (Recipe.f1_loss; "
+                         "experiments: the shipped model uses the default, 0)")
     ap.add_argument("--parts", default="fit,validation",
                     help="comma-separated parts that train (default: fit,validation, the shipped model; `fit` alone "
                          "also scores the validation parts after each epoch)")
@@ -201,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         ap.error(str(e))
     out = args.out or WEIGHTS / PACKAGED_MODELS["default" if args.inputs == "blocknet" else args.inputs]
-    recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight})
+    recipe = Recipe(pool_weights={"cleaneval": args.cleaneval_weight}, f1_loss=args.f1_loss)
     kw = {"stopwords": args.stopwords, "inputs_kind": args.inputs, "jobs": args.jobs}
     training = [p for part in parts for p in load(args.data, pools, part, keep_blocks=False, **kw)
                 if len(p.labels) and (p.weights is None or p.weights.any())]
