@@ -3,25 +3,27 @@ leave-one-benchmark-out selection (scripts/eval/lobo_blocknet.py), so that what 
 
 Pages in random order, `batch` per mini-batch, each cut to a random window of at most `crop` blocks; binary
 cross-entropy per block times the block's weight (0 for a block without a label: snippet gold labels only the
-blocks it quotes); Adam; the weights returned are an exponential moving average (`ema` per step) of the trained
-ones after a fixed number of epochs.
+blocks it quotes), plus `f1_loss` times 1 - each window's soft bag-of-words F1 (tokens as units); Adam; the
+weights returned are an exponential moving average (`ema` per step) of the trained ones after a fixed number of
+epochs.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
 from torch import nn
 
+from ..page.overlap import tokenize
 from .model import INPUT_SETS, BlockNetModel
 from .net import BlockCNN
 
-__all__ = ["Recipe", "TrainingPage", "train"]
+__all__ = ["Recipe", "TrainingPage", "block_sizes", "soft_f1_loss", "train"]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,11 @@ class TrainingPage:
     labels: np.ndarray              # (n,) float32, 1 = content
     weights: np.ndarray | None = None   # (n,) float32 per-block loss weight; None: all 1
     sizes: np.ndarray | None = None     # (n,) float32 tokens per block, for the soft F1 term; None: 1 each
+
+
+def block_sizes(texts: Sequence[str]) -> np.ndarray:
+    """`TrainingPage.sizes` of a page's blocks: their tokens as the evaluation counts them (at least 1 each)."""
+    return np.array([max(1, len(tokenize(t))) for t in texts], dtype=np.float32)
 
 
 def _batches(pages: list[TrainingPage], model: BlockNetModel, recipe: Recipe,
@@ -92,11 +99,9 @@ def soft_f1_loss(logits: torch.Tensor, labels: torch.Tensor, weights: torch.Tens
     tp = (units * p * labels).sum(1)
     fp = (units * p * (1 - labels)).sum(1)
     fn = (units * (1 - p) * labels).sum(1)
-    has = (units * labels).sum(1) > 0
-    if not bool(has.any()):
-        return logits.sum() * 0
+    has = ((units * labels).sum(1) > 0).float()
     f1 = 2 * tp / (2 * tp + fp + fn).clamp(min=1e-6)
-    return (1 - f1[has]).mean()
+    return ((1 - f1) * has).sum() / has.sum().clamp(min=1)     # 0, with a gradient, when no window has content
 
 
 def train(pages: list[TrainingPage], recipe: Recipe, seed: int,

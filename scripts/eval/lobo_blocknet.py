@@ -60,7 +60,6 @@ from pagesieve.eval.metrics import bag_of_words_prf, snippet_counts, snippet_sco
 from pagesieve.eval.significance import paired_bootstrap, paired_bootstrap_counts
 from pagesieve.eval.training_sources import ADDED_SOURCES, added_sources, source_pages
 from pagesieve.models.blocknet.peers import PEERS as BLEND_PEERS
-from pagesieve.models.page.overlap import tokenize
 from pagesieve.models.page.words import fold_space
 
 log = logging.getLogger("lobo")
@@ -339,7 +338,7 @@ def _fold_job(args: tuple) -> dict:
     import torch
 
     from pagesieve.models.blocknet import BlockNetSettings
-    from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
+    from pagesieve.models.blocknet.training import Recipe, TrainingPage, block_sizes, train
 
     cache, left_out, train_pools, extras, seed, recipe_kw, logits_dir, path_pull = args
     torch.set_num_threads(1)
@@ -352,8 +351,7 @@ def _fold_job(args: tuple) -> dict:
         for i in pool.indices(("fit", "validation")):
             x, y, w = pool.page(i)
             if w.sum() > 0:
-                sizes = np.array([max(1, len(tokenize(t))) for t in pool.rows[i]["texts"]], np.float32)
-                pages.append(TrainingPage(name, pool.rows[i]["id"], x, y, w, sizes))
+                pages.append(TrainingPage(name, pool.rows[i]["id"], x, y, w, block_sizes(pool.rows[i]["texts"])))
     model, _ = train(pages, recipe, seed, inputs=None)      # the extras are this script's own columns
     pool = CachedPool(cache, left_out, extras)
     settings = BlockNetSettings(path_pull=path_pull)

@@ -61,10 +61,9 @@ from pagesieve.models.blocknet.features import STOPWORD_LISTS
 from pagesieve.models.blocknet.method import content_blocks
 from pagesieve.models.blocknet.model import INPUT_PEERS, INPUT_SETS, PACKAGED_MODELS, columns_read
 from pagesieve.models.blocknet.peers import PeerVotes, with_votes
-from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
+from pagesieve.models.blocknet.training import Recipe, TrainingPage, block_sizes, train
 from pagesieve.models.blocknet.trees import TreeRecipe, train_trees
 from pagesieve.models.page import PageError, parse_page
-from pagesieve.models.page.overlap import tokenize
 from pagesieve.models.reproducible import add_kernel_option, deterministic_torch
 from pagesieve.models.web2text import Blocks, blocks_text, label_blocks, label_blocks_from_snippets
 
@@ -127,8 +126,7 @@ def load(data: Path, pools: tuple[str, ...], part: str, keep_blocks: bool,
             else:
                 labels, weights = (np.asarray(v, dtype=np.float32) for v in label_blocks_from_snippets(
                     blocks.text, gold.snippets.with_, gold.snippets.without))
-            sizes = np.array([max(1, len(tokenize(t))) for t in blocks.text], dtype=np.float32)  # for f1_loss
-            pages.append(PageData(pool, gold.page_id, inputs, labels, weights, sizes, gold=gold.gold,
+            pages.append(PageData(pool, gold.page_id, inputs, labels, weights, block_sizes(blocks.text), gold=gold.gold,
                                   blocks=blocks if keep_blocks else None))
             n += 1
         log.info("%s/%s: %d pages", pool, part, n)
