@@ -15,7 +15,7 @@ import or its per-call setup); without the extension, LightGBM predicts them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -213,6 +213,7 @@ class TreeRecipe:
     max_bin: int = 63
     lambda_l2: float = 1.0
     threads: int = 2                        # part of the recipe: LightGBM's sums, and so its model, depend on it
+    f1_loss: float = 0.0                    # weight of each page's soft bag-of-words F1 term (`_soft_f1_objective`)
     gate: float = 2.0                       # `BlockTrees.blend`: the trees read the blocks where |network| < gate
 
     def card(self) -> dict:
@@ -223,9 +224,11 @@ def train_trees(pages: Sequence[TrainingPage], recipe: TreeRecipe, seed: int,
                 pool_weights: dict[str, float], window: int) -> BlockTrees:
     """Train the trees on `pages` (raw inputs, labels, per-block weights): each block weighs its pool's weight times
     its own times min(1, window / page blocks), so a long page weighs what one training window of the network does.
-    Deterministic for a fixed seed and thread count (LightGBM's `deterministic`, row-wise histograms)."""
+    With `recipe.f1_loss`, each page's soft bag-of-words F1 term joins the cross-entropy, as the network's
+    (training.soft_f1_loss). Deterministic for a fixed seed and thread count (LightGBM's `deterministic`, row-wise
+    histograms)."""
     lgb = _lightgbm()
-    xs, ys, ws = [], [], []
+    xs, ys, ws, units, counts = [], [], [], [], []
     for p in pages:
         n = len(p.labels)
         w = np.ones(n, np.float32) if p.weights is None else p.weights
@@ -234,12 +237,41 @@ def train_trees(pages: Sequence[TrainingPage], recipe: TreeRecipe, seed: int,
         xs.append(context_inputs(p.inputs, keep))
         ys.append(p.labels[keep])
         ws.append(w[keep])
+        units.append(np.ones(int(keep.sum()), np.float32) if p.sizes is None else p.sizes[keep])
+        counts.append(int(keep.sum()))
     params = {"objective": "binary", "verbosity": -1, "deterministic": True, "force_row_wise": True,
               "num_threads": recipe.threads, "num_leaves": recipe.num_leaves, "learning_rate": recipe.learning_rate,
               "feature_fraction": recipe.feature_fraction, "bagging_fraction": recipe.bagging_fraction,
               "bagging_freq": 1, "min_data_in_leaf": recipe.min_data_in_leaf, "max_bin": recipe.max_bin,
               "lambda_l2": recipe.lambda_l2, "seed": seed, "bagging_seed": seed, "feature_fraction_seed": seed}
-    data = lgb.Dataset(np.concatenate(xs), np.concatenate(ys), weight=np.concatenate(ws),
-                       params={"max_bin": recipe.max_bin}, free_raw_data=True)
+    y, w = np.concatenate(ys), np.concatenate(ws)
+    if recipe.f1_loss:
+        params["objective"] = _soft_f1_objective(y, w, np.concatenate(units), np.asarray(counts), recipe.f1_loss)
+    data = lgb.Dataset(np.concatenate(xs), y, weight=w, params={"max_bin": recipe.max_bin}, free_raw_data=True)
     booster = lgb.train(params, data, num_boost_round=recipe.rounds)
     return BlockTrees(booster.model_to_string(), recipe.gate)
+
+
+def _soft_f1_objective(labels: np.ndarray, weights: np.ndarray, units: np.ndarray, counts: np.ndarray,
+                       scale: float) -> Callable[[np.ndarray, Any], tuple[np.ndarray, np.ndarray]]:
+    """LightGBM objective: the weighted cross-entropy plus `scale` times each page's 1 - soft F1 (its blocks'
+    tokens `units` as units, content probabilities as soft decisions), a page weighing what the mean page weighs in
+    the cross-entropy, as a window does beside the network's per-block mean. The Hessian is the cross-entropy's
+    (the F1 term's is not positive), so the F1 term steers the direction and the cross-entropy the step."""
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    page = np.repeat(np.arange(len(counts)), counts)
+    has = np.add.reduceat(units * labels, starts) > 0 if len(counts) else np.zeros(0, bool)
+    page_weight = scale * weights.sum() / max(int(has.sum()), 1)
+
+    def objective(scores: np.ndarray, _data: Any) -> tuple[np.ndarray, np.ndarray]:
+        p = 1 / (1 + np.exp(-scores))
+        grad, hess = weights * (p - labels), weights * p * (1 - p)
+        tp = np.add.reduceat(units * p * labels, starts)
+        denominator = np.add.reduceat(units * p, starts) + np.add.reduceat(units * labels, starts)
+        denominator = np.maximum(denominator, 1e-6)
+        # d(1 - F1)/dp_i = -2 u_i (y_i D - TP) / D^2, with F1 = 2 TP / D
+        d_p = -2 * units * (labels * denominator[page] - tp[page]) / denominator[page] ** 2
+        grad = grad + page_weight * has[page] * d_p * p * (1 - p)
+        return grad, np.maximum(hess, 1e-6)
+
+    return objective

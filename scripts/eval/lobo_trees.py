@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lobo_blocknet import POOLS, CachedPool  # noqa: E402
 
 from pagesieve.eval.training_sources import ADDED_SOURCES  # noqa: E402
-from pagesieve.models.blocknet.training import Recipe, TrainingPage  # noqa: E402
+from pagesieve.models.blocknet.training import Recipe, TrainingPage, block_sizes  # noqa: E402
 from pagesieve.models.blocknet.trees import (  # noqa: E402
     TreeRecipe,
     context_inputs,
@@ -52,7 +52,8 @@ def fold(cache: Path, left_out: str, out: Path, recipe: TreeRecipe, at: list[int
         for i in pool.indices(PARTS):
             x, y, w = pool.page(i)
             if w.sum() > 0:
-                pages.append(TrainingPage(name, pool.rows[i]["id"], x, y, w))
+                sizes = block_sizes(pool.rows[i]["texts"]) if recipe.f1_loss else None
+                pages.append(TrainingPage(name, pool.rows[i]["id"], x, y, w, sizes))
     start = time.perf_counter()
     network = Recipe()
     trees = train_trees(pages, recipe, seed, network.pool_weights, network.crop)
@@ -93,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=TreeRecipe().rounds)
     ap.add_argument("--at", default="", help="run: comma-separated smaller round counts to score as well")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--f1-loss", type=float, default=TreeRecipe().f1_loss,
+                    help="run: weight of each page's soft F1 term beside the cross-entropy (TreeRecipe.f1_loss)")
     ap.add_argument("--extra", default="stop",
                     help="run: the inputs, as lobo_blocknet.py run --extra (stop,peers: blend's model)")
     ap.add_argument("--add-pools", default=",".join(ADDED_SOURCES),
@@ -110,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     at = sorted({int(r) for r in args.at.split(",") if r} | {args.rounds})
     for pool in args.pools.split(","):
-        fold(args.cache, pool, out, TreeRecipe(rounds=args.rounds), at, args.seed,
+        fold(args.cache, pool, out, TreeRecipe(rounds=args.rounds, f1_loss=args.f1_loss), at, args.seed,
              tuple(e for e in args.extra.split(",") if e), tuple(p for p in args.add_pools.split(",") if p))
     return 0
 
