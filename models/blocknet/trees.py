@@ -228,7 +228,7 @@ def train_trees(pages: Sequence[TrainingPage], recipe: TreeRecipe, seed: int,
     (training.soft_f1_loss). Deterministic for a fixed seed and thread count (LightGBM's `deterministic`, row-wise
     histograms)."""
     lgb = _lightgbm()
-    xs, ys, ws, units, counts = [], [], [], [], []
+    xs, ys, ws, units = [], [], [], []
     for p in pages:
         n = len(p.labels)
         w = np.ones(n, np.float32) if p.weights is None else p.weights
@@ -237,8 +237,8 @@ def train_trees(pages: Sequence[TrainingPage], recipe: TreeRecipe, seed: int,
         xs.append(context_inputs(p.inputs, keep))
         ys.append(p.labels[keep])
         ws.append(w[keep])
-        units.append(np.ones(int(keep.sum()), np.float32) if p.sizes is None else p.sizes[keep])
-        counts.append(int(keep.sum()))
+        if recipe.f1_loss:
+            units.append(np.ones(int(keep.sum()), np.float32) if p.sizes is None else p.sizes[keep])
     params = {"objective": "binary", "verbosity": -1, "deterministic": True, "force_row_wise": True,
               "num_threads": recipe.threads, "num_leaves": recipe.num_leaves, "learning_rate": recipe.learning_rate,
               "feature_fraction": recipe.feature_fraction, "bagging_fraction": recipe.bagging_fraction,
@@ -246,7 +246,8 @@ def train_trees(pages: Sequence[TrainingPage], recipe: TreeRecipe, seed: int,
               "lambda_l2": recipe.lambda_l2, "seed": seed, "bagging_seed": seed, "feature_fraction_seed": seed}
     y, w = np.concatenate(ys), np.concatenate(ws)
     if recipe.f1_loss:
-        params["objective"] = _soft_f1_objective(y, w, np.concatenate(units), np.asarray(counts), recipe.f1_loss)
+        counts = np.array([len(page) for page in ys])
+        params["objective"] = _soft_f1_objective(y, w, np.concatenate(units), counts, recipe.f1_loss)
     data = lgb.Dataset(np.concatenate(xs), y, weight=w, params={"max_bin": recipe.max_bin}, free_raw_data=True)
     booster = lgb.train(params, data, num_boost_round=recipe.rounds)
     return BlockTrees(booster.model_to_string(), recipe.gate)
