@@ -258,7 +258,9 @@ def _soft_f1_objective(labels: np.ndarray, weights: np.ndarray, units: np.ndarra
     """LightGBM objective: the weighted cross-entropy plus `scale` times each page's 1 - soft F1 (its blocks'
     tokens `units` as units, content probabilities as soft decisions), a page weighing what the mean page weighs in
     the cross-entropy, as a window does beside the network's per-block mean. The Hessian is the cross-entropy's
-    (the F1 term's is not positive), so the F1 term steers the direction and the cross-entropy the step."""
+    (the F1 term's is not positive), so the F1 term steers the direction and the cross-entropy the step. LightGBM
+    cannot boost a custom objective from the mean log-odds, as it does the shipped `binary` one, so these trees start
+    from a raw score of 0 and their first rounds fit the bias (this objective is not shipped; docs/experiments.md)."""
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     page = np.repeat(np.arange(len(counts)), counts)
     has = np.add.reduceat(units * labels, starts) > 0 if len(counts) else np.zeros(0, bool)
