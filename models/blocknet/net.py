@@ -16,7 +16,7 @@ network one page at a time, each convolution one matrix product of the page with
 one thread `nn.Conv1d` with dilation > 1 takes ~2.3x the time of the undilated one and a padded batch computes its
 padding; `page_logits` takes about half the time of `forward` per page (over the 474 benchmark pages, one thread:
 0.49 against 0.90 ms/page). Its float sums run in another order, so its logits differ from `forward`'s by up to
-~6e-6 (docs/methods/blocknet.md#speed-and-memory: no label of the 1,815 benchmark pages changes).
+~6e-6 (no label of the six pools' 1,815 pages changed: docs/experiments.md#2026-11-24-blocknet-speed-the-history).
 """
 
 from __future__ import annotations

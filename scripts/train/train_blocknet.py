@@ -19,10 +19,10 @@ Web2Text's `label_blocks` (section 4.1: content iff >= 2/3 of its text aligns), 
 gold only) from its passages. The eight pools and the page-language stop words were chosen by leaving whole
 benchmarks out (scripts/eval/lobo_blocknet.py; docs/experiments.md#2026-11-27-page-language-stop-words-left-out).
 
-The default model then trains its gradient-boosted trees on the same pages (`--trees 150`; models/blocknet/trees.py,
-LightGBM, deterministic on two threads) and carries them in the same `.npz`; where the network is unsure of a
-block the method averages the two (docs/methods/blocknet.md#trees). Their rounds and gate were chosen by leaving
-whole benchmarks out (scripts/eval/lobo_trees.py). `--trees 0` trains the network alone.
+The default and blend models then train their gradient-boosted trees on the same pages (`--trees 150`;
+models/blocknet/trees.py, LightGBM, deterministic on two threads) and carry them in the same `.npz`; where the
+network is unsure of a block the method averages the two (docs/methods/blocknet.md#trees). Their rounds and gate
+were chosen by leaving whole benchmarks out (scripts/eval/lobo_trees.py). `--trees 0` trains the network alone.
 
 `--inputs blend` trains the `blend` method's model (models/blocknet/weights/blocknet-blend): the same network,
 recipe and pools, whose inputs also hold the peers' votes per block (models/blocknet/peers.py); the peers run on
@@ -184,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
                          "also scores the validation parts after each epoch)")
     ap.add_argument("--trees", type=int, default=None,
                     help="rounds of the gradient-boosted trees averaged with the network (models/blocknet/trees.py; "
-                         f"default: {TreeRecipe().rounds} for the default model, 0 = none for blend and blend-lite)")
+                         f"default: {TreeRecipe().rounds} for the default and blend models, as shipped; 0 = none, "
+                         "blend-lite's)")
     ap.add_argument("--stopwords", choices=STOPWORD_LISTS, default=STOPWORDS,
                     help="the stop words Web2Text's stop-word inputs count (the shipped model: the page's language's)")
     add_kernel_option(ap)
@@ -213,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     model, history = train(training, recipe, args.seed,
                            after_epoch=(lambda m: validation_f1(m, validation)) if validation else None,
                            stopwords=args.stopwords, inputs=args.inputs)
-    rounds = args.trees if args.trees is not None else (TreeRecipe().rounds if args.inputs == "blocknet" else 0)
+    rounds = args.trees if args.trees is not None else (TreeRecipe().rounds if args.inputs != "blend-lite" else 0)
     tree_recipe = TreeRecipe(rounds=rounds)
     if rounds:
         tree_start = time.perf_counter()
