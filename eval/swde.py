@@ -10,14 +10,16 @@ pages with a gold value, F1 per field, macro over fields for a site, then over s
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pagesieve.data import data_root
+from pagesieve.eval.datasets import GoldPage
 from pagesieve.models.freedom.nodes import normalise
 
-__all__ = ["SWDE_ROOT", "SitePages", "read_groundtruth", "read_site", "field_scores", "site_score"]
+__all__ = ["SWDE_ROOT", "SitePages", "read_groundtruth", "read_site", "field_scores", "site_score",
+           "iter_book_gold_pages"]
 
 # The shared data folder beside the checkout, as the listings' default (eval/listings_report.py);
 # a string, for argparse defaults
@@ -88,3 +90,44 @@ def site_score(predicted: Mapping[str, Mapping[str, str]], gold: Gold, fields: S
     """Macro F1 over the fields of one site."""
     scores = field_scores(predicted, gold, fields)
     return sum(s["f1"] for s in scores.values()) / len(fields)
+
+
+# The parts of a booksamillion detail page that hold the book's own text: its title (with the binding), its
+# author line, its description and its details list (ISBN, publisher, date, pages), which is what WCXB's product
+# gold keeps of a product page; prices, cart buttons, ratings, categories and the recommendation grid are not.
+_BOOK_PARTS = ('//div[contains(@class, "details")]/h2', '//h3[@class="author"]', '//div[@class="details-copy"]',
+               '//ul[@class="overview-details"]/li')
+_BOOK_ASIDES = ('//div[@class="details-copy"]//div[@class="also-avail"]',         # used copies on offer
+                '//div[@class="details-copy"]//p[strong[contains(., "Related Categories")]]')
+
+
+def iter_book_gold_pages(root: str | Path = SWDE_ROOT, count: int = 40) -> Iterator[GoldPage]:
+    """The first `count` booksamillion pages as main-text gold pages, for training a cleaner on product pages
+    of a source WCXB does not hold: a page's gold is the text of its title, author line, description and
+    details list (`_BOOK_PARTS`, less `_BOOK_ASIDES`), one part a paragraph. This gold is made here from the site's one template,
+    not by an annotator; a page that lacks a title or a description is skipped.
+
+    Returns:
+        An iterator of `GoldPage`, by page id, with `meta={"page_type": "product", "domain": "booksamillion.com"}`.
+    """
+    import lxml.html
+
+    folder = next(iter(sorted((Path(root) / "book").glob("book-booksamillion(*)"))), None)
+    if folder is None:
+        raise FileNotFoundError(f"no booksamillion pages under {root}/book")
+    made = 0
+    for path in sorted(folder.glob("*.htm")):
+        if made == count:
+            return
+        body = path.read_bytes()
+        tree = lxml.html.fromstring(body.decode("utf-8-sig", errors="replace"))
+        for aside in [node for xpath in _BOOK_ASIDES for node in tree.xpath(xpath)]:
+            aside.drop_tree()
+        parts = [[" ".join(node.text_content().split()) for node in tree.xpath(xpath)] for xpath in _BOOK_PARTS]
+        if not parts[0] or not parts[2] or not any(parts[2]):
+            continue
+        match = re.search(rb'<base href="([^"]+)"', body[:400])
+        yield GoldPage(path.stem, match.group(1).decode() if match else None, body,
+                       "\n\n".join(text for texts in parts for text in texts if text),
+                       meta={"page_type": "product", "domain": "booksamillion.com"})
+        made += 1

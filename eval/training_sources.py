@@ -10,11 +10,14 @@ from pathlib import Path
 
 from pagesieve.eval.datasets import GoldPage, iter_gold_pages
 from pagesieve.eval.listings import iter_listing_gold_pages
+from pagesieve.eval.swde import iter_book_gold_pages
 
 __all__ = ["ADDED_SOURCES", "added_sources", "source_pages"]
 
-ADDED_SOURCES = ("listings",)
-"""The listing pages with record truth, whose records stand for a listing page's content."""
+ADDED_SOURCES = ("listings", "books")
+"""`listings`: the listing pages with record truth, whose records stand for a listing page's content; `books`:
+40 of SWDE's booksamillion detail pages, whose title, author, description and details stand for a product page's
+content (eval/swde.py `iter_book_gold_pages`)."""
 
 
 def source_pages(data: Path, source: str, part: str) -> Iterator[GoldPage]:
@@ -22,8 +25,10 @@ def source_pages(data: Path, source: str, part: str) -> Iterator[GoldPage]:
     (`iter_gold_pages`), or for an added source, which has no splits, every page as part `fit`."""
     if source not in ADDED_SOURCES:
         yield from iter_gold_pages(data / source, part)
-    elif part == "fit":
+    elif part == "fit" and source == "listings":
         yield from iter_listing_gold_pages(data / source)
+    elif part == "fit":
+        yield from iter_book_gold_pages(data / "swde")
 
 
 def added_sources(names: str) -> tuple[str, ...]:
