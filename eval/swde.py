@@ -104,8 +104,8 @@ _BOOK_ASIDES = ('//div[@class="details-copy"]//div[@class="also-avail"]',       
 def iter_book_gold_pages(root: str | Path = SWDE_ROOT, count: int = 40) -> Iterator[GoldPage]:
     """The first `count` booksamillion pages as main-text gold pages, for training a cleaner on product pages
     of a source WCXB does not hold: a page's gold is the text of its title, author line, description and
-    details list (`_BOOK_PARTS`, less `_BOOK_ASIDES`), one part a paragraph. This gold is made here from the site's one template,
-    not by an annotator; a page that lacks a title or a description is skipped.
+    details list (`_BOOK_PARTS`, less `_BOOK_ASIDES`), one part a paragraph. This gold is made here from the
+    site's one template, not by an annotator; a page that lacks a title or a description is skipped.
 
     Returns:
         An iterator of `GoldPage`, by page id, with `meta={"page_type": "product", "domain": "booksamillion.com"}`.

@@ -12,12 +12,15 @@ from pagesieve.eval.datasets import GoldPage, iter_gold_pages
 from pagesieve.eval.listings import iter_listing_gold_pages
 from pagesieve.eval.swde import iter_book_gold_pages
 
-__all__ = ["ADDED_SOURCES", "added_sources", "source_pages"]
+__all__ = ["ADDED_SOURCES", "DEFAULT_ADDED_SOURCES", "added_sources", "source_pages"]
 
 ADDED_SOURCES = ("listings", "books")
 """`listings`: the listing pages with record truth, whose records stand for a listing page's content; `books`:
 40 of SWDE's booksamillion detail pages, whose title, author, description and details stand for a product page's
 content (eval/swde.py `iter_book_gold_pages`)."""
+
+DEFAULT_ADDED_SOURCES = ("listings",)
+"""The added sources the default model trains on (`train_blocknet.py`'s and `lobo_trees.py`'s default)."""
 
 
 def source_pages(data: Path, source: str, part: str) -> Iterator[GoldPage]:

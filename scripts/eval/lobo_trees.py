@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lobo_blocknet import POOLS, CachedPool  # noqa: E402
 
-from pagesieve.eval.training_sources import ADDED_SOURCES  # noqa: E402
+from pagesieve.eval.training_sources import DEFAULT_ADDED_SOURCES  # noqa: E402
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, block_sizes  # noqa: E402
 from pagesieve.models.blocknet.trees import (  # noqa: E402
     TreeRecipe,
@@ -43,7 +43,7 @@ PARTS = ("fit", "validation")
 
 
 def fold(cache: Path, left_out: str, out: Path, recipe: TreeRecipe, at: list[int], seed: int,
-         extras: tuple[str, ...] = ("stop",), added: tuple[str, ...] = tuple(ADDED_SOURCES)) -> None:
+         extras: tuple[str, ...] = ("stop",), added: tuple[str, ...] = DEFAULT_ADDED_SOURCES) -> None:
     pages = []
     for name in (*POOLS, *added):
         if name == left_out:
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="run: weight of each page's soft F1 term beside the cross-entropy (TreeRecipe.f1_loss)")
     ap.add_argument("--extra", default="stop",
                     help="run: the inputs, as lobo_blocknet.py run --extra (stop,peers: blend's model)")
-    ap.add_argument("--add-pools", default=",".join(ADDED_SOURCES),
+    ap.add_argument("--add-pools", default=",".join(DEFAULT_ADDED_SOURCES),
                     help="run: training-only sources, as lobo_blocknet.py run --add-pools ('' for none, as blend)")
     ap.add_argument("--gate", type=float, default=TreeRecipe().gate)
     args = ap.parse_args(argv)

@@ -55,7 +55,7 @@ import torch
 
 from pagesieve.data import data_root
 from pagesieve.eval.metrics import bag_of_words_prf
-from pagesieve.eval.training_sources import ADDED_SOURCES, added_sources, source_pages
+from pagesieve.eval.training_sources import ADDED_SOURCES, DEFAULT_ADDED_SOURCES, added_sources, source_pages
 from pagesieve.models.blocknet import BlockNetModel, BlockNetSettings, page_inputs
 from pagesieve.models.blocknet.features import STOPWORD_LISTS
 from pagesieve.models.blocknet.method import content_blocks
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     if not set(pools) <= set(POOLS):
         ap.error(f"unknown pools: {', '.join(sorted(set(pools) - set(POOLS)))}")
     if args.add_pools is None:
-        args.add_pools = ",".join(ADDED_SOURCES) if args.inputs == "blocknet" and not args.limit_pools else ""
+        args.add_pools = ",".join(DEFAULT_ADDED_SOURCES) if args.inputs == "blocknet" and not args.limit_pools else ""
     try:
         pools += added_sources(args.add_pools)
     except ValueError as e:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from pagesieve.eval.book_sites import _HELDOUT_LABELS, _LABELS, BOOK_FIELDS, generate_site, label_split
-from pagesieve.eval.swde import field_scores, read_groundtruth, read_site
+from pagesieve.eval.swde import field_scores, iter_book_gold_pages, read_groundtruth, read_site
 from pagesieve.models.freedom.checks import date_or_year, isbn13
 from pagesieve.models.freedom.nodes import page_nodes
 from pagesieve.models.page import parse_page
@@ -22,6 +22,23 @@ def test_read_site_has_only_the_pages_on_disk_with_their_urls(shared_data):
     site = read_site(shared_data / "swde", "book", "booksamillion", ["title"])
     assert len(site.pages) == len(site.gold) == 400 and max(site.pages) == "0399"
     assert site.pages["0000"][0] == "http://www.booksamillion.com/product/9780316125581"
+
+
+def test_book_pages_as_main_text_gold_hold_every_gold_value_and_no_price_or_recommendation(shared_data):
+    fields = ["author", "isbn_13", "publication_date", "publisher", "title"]
+    truth = read_groundtruth(shared_data / "swde", "book", "booksamillion", fields)
+    pages = list(iter_book_gold_pages(shared_data / "swde"))
+    assert [p.page_id for p in pages][:3] == ["0000", "0001", "0002"] and len(pages) == 40
+    for page in pages:
+        text = " ".join(page.gold.split())
+        for name in fields:        # the leading ": " of the labelled node is the site's, not the value's
+            values = truth[page.page_id][name]
+            assert any(" ".join(v.split()).lstrip(": ") in text for v in values), (page.page_id, name)
+    first = pages[0].gold.split("\n\n")
+    assert first[:2] == ["The Short Second Life of Bree Tanner - An Eclipse Novella (Hardcover)", "by Stephenie Meyer"]
+    assert first[2].endswith("following their encounter to its unforgettable conclusion.")
+    assert first[-1] == "Reading Level: Ages 12-NA"
+    assert not any(word in pages[0].gold for word in ("Club Price", "Add to Cart", "Related Categories", "Dead in the"))
 
 
 def test_page_level_scores_count_pages_not_values():

@@ -284,7 +284,7 @@ def test_the_listings_train_in_every_fold_and_are_never_a_validation_part(shared
     from pagesieve.eval.training_sources import ADDED_SOURCES, added_sources, source_pages
 
     assert "listings" in ADDED_SOURCES and added_sources("listings") == ("listings",) and added_sources("") == ()
-    with pytest.raises(ValueError, match="--add-pools takes listings, not swde"):
+    with pytest.raises(ValueError, match="--add-pools takes listings, books, not swde"):
         added_sources("listings,swde")
     assert len(list(source_pages(shared_data, "listings", "fit"))) == 21
     assert not list(source_pages(shared_data, "listings", "validation"))
