@@ -39,8 +39,10 @@ def without_code(markdown: str) -> str:
 def slug(heading: str) -> str:
     """GitHub's anchor for a heading's text: rendered text, lower case, punctuation dropped, spaces to hyphens."""
     text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)   # a link shows its text
-    text = text.replace("`", "").replace("*", "")
-    text = re.sub(r"<[^>]+>", "", text).strip().lower()
+    # an HTML tag renders as nothing, but inside `code` it is shown text (`<noscript>` gives "noscript")
+    parts = re.split(r"(`+[^`]*`+)", text)
+    text = "".join(part.strip("`") if part.startswith("`") else re.sub(r"<[^>]+>", "", part) for part in parts)
+    text = text.replace("*", "").strip().lower()
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
