@@ -54,16 +54,26 @@ def read_groundtruth(root: str | Path, vertical: str, site: str, fields: Sequenc
 
 def read_site(root: str | Path, vertical: str, site: str, fields: Sequence[str]) -> SitePages:
     """The pages present on disk of `<vertical>-<site>(n)` with their gold values (absent ids are skipped)."""
+    gold = read_groundtruth(root, vertical, site, fields)
+    pages: dict[str, tuple[str, bytes]] = {}
+    for path in _site_pages(root, vertical, site):
+        body = path.read_bytes()
+        pages[path.stem] = (_page_url(body, site, path.stem), body)
+    return SitePages(site, pages, {pid: gold.get(pid, {}) for pid in pages})
+
+
+def _site_pages(root: str | Path, vertical: str, site: str) -> list[Path]:
+    """The page files on disk of `<vertical>-<site>(n)`, by id."""
     folders = sorted((Path(root) / vertical).glob(f"{vertical}-{site}(*)"))
     if not folders:
         raise FileNotFoundError(f"no pages of {vertical}-{site} under {root}")
-    gold = read_groundtruth(root, vertical, site, fields)
-    pages: dict[str, tuple[str, bytes]] = {}
-    for path in sorted(folders[0].glob("*.htm")):
-        body = path.read_bytes()
-        match = re.search(rb'<base href="([^"]+)"', body[:400])
-        pages[path.stem] = (match.group(1).decode() if match else f"http://{site}.example/{path.stem}", body)
-    return SitePages(site, pages, {pid: gold.get(pid, {}) for pid in pages})
+    return sorted(folders[0].glob("*.htm"))
+
+
+def _page_url(body: bytes, site: str, page_id: str) -> str:
+    """The source URL a page's first line records (`<base href=...>`), else a made-up one of the site."""
+    match = re.search(rb'<base href="([^"]+)"', body[:400])
+    return match.group(1).decode() if match else f"http://{site}.example/{page_id}"
 
 
 def field_scores(predicted: Mapping[str, Mapping[str, str]], gold: Gold, fields: Sequence[str]
@@ -112,11 +122,8 @@ def iter_book_gold_pages(root: str | Path = SWDE_ROOT, count: int = 40) -> Itera
     """
     import lxml.html
 
-    folder = next(iter(sorted((Path(root) / "book").glob("book-booksamillion(*)"))), None)
-    if folder is None:
-        raise FileNotFoundError(f"no booksamillion pages under {root}/book")
     made = 0
-    for path in sorted(folder.glob("*.htm")):
+    for path in _site_pages(root, "book", "booksamillion"):
         if made == count:
             return
         body = path.read_bytes()
@@ -124,10 +131,9 @@ def iter_book_gold_pages(root: str | Path = SWDE_ROOT, count: int = 40) -> Itera
         for aside in [node for xpath in _BOOK_ASIDES for node in tree.xpath(xpath)]:
             aside.drop_tree()
         parts = [[" ".join(node.text_content().split()) for node in tree.xpath(xpath)] for xpath in _BOOK_PARTS]
-        if not parts[0] or not parts[2] or not any(parts[2]):
+        if not parts[0] or not any(parts[2]):
             continue
-        match = re.search(rb'<base href="([^"]+)"', body[:400])
-        yield GoldPage(path.stem, match.group(1).decode() if match else None, body,
+        yield GoldPage(path.stem, _page_url(body, "booksamillion", path.stem), body,
                        "\n\n".join(text for texts in parts for text in texts if text),
                        meta={"page_type": "product", "domain": "booksamillion.com"})
         made += 1

@@ -5,7 +5,7 @@ their pages here, so that what is selected is what ships."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pagesieve.eval.datasets import GoldPage, iter_gold_pages
@@ -14,7 +14,12 @@ from pagesieve.eval.swde import iter_book_gold_pages
 
 __all__ = ["ADDED_SOURCES", "DEFAULT_ADDED_SOURCES", "added_sources", "source_pages"]
 
-ADDED_SOURCES = ("listings", "books")
+_ADDED_READERS: dict[str, Callable[[Path], Iterator[GoldPage]]] = {
+    "listings": lambda data: iter_listing_gold_pages(data / "listings"),
+    "books": lambda data: iter_book_gold_pages(data / "swde"),
+}
+
+ADDED_SOURCES = tuple(_ADDED_READERS)
 """`listings`: the listing pages with record truth, whose records stand for a listing page's content; `books`:
 40 of SWDE's booksamillion detail pages, whose title, author, description and details stand for a product page's
 content (eval/swde.py `iter_book_gold_pages`)."""
@@ -26,12 +31,10 @@ DEFAULT_ADDED_SOURCES = ("listings",)
 def source_pages(data: Path, source: str, part: str) -> Iterator[GoldPage]:
     """The gold pages of one part of a training source under the data folder: a benchmark's split
     (`iter_gold_pages`), or for an added source, which has no splits, every page as part `fit`."""
-    if source not in ADDED_SOURCES:
+    if source not in _ADDED_READERS:
         yield from iter_gold_pages(data / source, part)
-    elif part == "fit" and source == "listings":
-        yield from iter_listing_gold_pages(data / source)
     elif part == "fit":
-        yield from iter_book_gold_pages(data / "swde")
+        yield from _ADDED_READERS[source](data)
 
 
 def added_sources(names: str) -> tuple[str, ...]:
