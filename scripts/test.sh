@@ -9,11 +9,10 @@ bash scripts/setup.sh || exit 1
 # of work (--dist loadfile), so its module fixtures (a Spark job run once, asserted many times) run once.
 # Not --dist loadgroup: with pytest 9, xdist 3.8's groups are silently ignored (it renames item._nodeid, which
 # pytest 9 no longer reads), every test is scheduled alone and a module's fixtures run on every worker.
-# --no-loadscope-reorder: files are handed out in collection order, the longest first (tests/conftest.py).
 # PAGESIEVE_TEST_WORKERS=0 runs everything in one process.
 workers=${PAGESIEVE_TEST_WORKERS:-$(n=$(nproc); echo $(( n < 4 ? n : 4 )))}
 if [ "$workers" -gt 1 ]; then
-  .venv/bin/python -m pytest -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
+  .venv/bin/python -m pytest -n "$workers" --dist loadfile "$@"
 else
   .venv/bin/python -m pytest "$@"
 fi

@@ -37,17 +37,3 @@ def test_a_test_file_is_one_unit_of_work_on_the_suites_workers(tmp_path):
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "12 passed" in proc.stdout
     assert log.read_text().splitlines() == ["setup"], f"the module fixture ran on several workers (--dist {dist})"
-
-
-
-def test_the_longest_files_are_handed_out_first(request):
-    """test.sh keeps collection order, conftest.py puts its longest files first in it, and the list names files that
-    exist (a renamed one would silently go back to the end of the queue)."""
-    from conftest import LONGEST_FIRST  # tests/conftest.py, imported by pytest under this name
-
-    assert "--no-loadscope-reorder" in (ROOT / "scripts" / "test.sh").read_text()
-    missing = [path for path in LONGEST_FIRST if not (ROOT / path).is_file()]
-    assert not missing, f"LONGEST_FIRST names files that do not exist: {missing}"
-    files = list(dict.fromkeys(item.nodeid.split("::")[0] for item in request.session.items))
-    listed = [path for path in LONGEST_FIRST if path in files]
-    assert files[:len(listed)] == listed
