@@ -23,7 +23,7 @@ from pagesieve.archives import iter_records
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_WARC = ROOT / "data" / "sample" / "sample.warc.gz"
-pytestmark = pytest.mark.slow  # the pagesieve CLI on Spark, in subprocesses
+pytestmark = pytest.mark.slow  # the pagesieve CLI on Spark, in a subprocess; the neural methods in this session's Spark
 
 EXPECTATIONS = json.loads((ROOT / "tests" / "data" / "sample_expectations.json").read_text())
 # Floors for CNR on the 13 real pages among the expectations (measured 2026-11-22: 40/43 main
@@ -131,17 +131,22 @@ def test_export_is_a_jsoncollection_of_ok_documents(run_out):
 
 
 @pytest.fixture(scope="module", params=["web2text", "blocknet", "cascade", "consensus"])
-def neural_docs(request, run_out, tmp_path_factory) -> tuple[str, list[dict]]:
-    """`pagesieve clean --method NAME` (the real CLI, Spark local mode) over the sample's pages table; for blocknet,
-    `run`'s default, the documents of command 1 itself (cleaning the same pages again would only restart Spark)."""
+def neural_docs(request, run_out, spark, tmp_path_factory) -> tuple[str, list[dict]]:
+    """The clean job with `--method NAME` over the sample's pages table, in this test session's Spark (local mode;
+    a CLI subprocess per method cost a JVM and the models' imports each, 30 s of two busy cores; the CLI itself is
+    command 1's `run` above); for blocknet, `run`'s default, the documents of command 1 itself."""
+    from pagesieve.jobs import clean
+    from pagesieve.jobs.common import Report, job_parser, load_config
+
     name = request.param
     if name == "blocknet":
         out, report = run_out / "documents", json.loads((run_out / "_report.json").read_text())["stages"]["clean"]
     else:
         out = tmp_path_factory.mktemp(name) / "documents"
-        proc = pagesieve_cli("clean", "--pages", str(run_out / "pages"), "--out", str(out), "--method", name)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        report = json.loads((out / "_report.json").read_text())
+        config = load_config(job_parser("clean", "").parse_args([]), [name], kind="cleaner")
+        job_report = Report("clean", config)
+        n = clean.run(spark, str(run_out / "pages"), str(out), config, job_report, clean.method_spec(config, name))
+        report = job_report.finish(n, str(out), quiet=True)
     assert report["methods"] == [f"{name}/1"] and report["accounting"]["pages"]["ok"] is True
     docs = pq.read_table(out).to_pylist()
     assert report["by_method"] == dict(Counter(d["method"] for d in docs))
