@@ -61,14 +61,12 @@ def corpus_rows(documents: Path) -> list[tuple]:
 
 @pytest.fixture(scope="module")
 def sample_runs(cluster, zip_path, spark) -> SimpleNamespace:
-    """The bundled sample on the cluster: `jobs/ingest.py`, then `jobs/run.py --pages ... --filter --dedup` (clean,
-    filter, dedup and export in one application); and the same stages in local mode. One application for the four
-    stages, not one each: every spark-submit starts a driver and two executors (tens of seconds on 2 cores)."""
+    """The bundled sample on the cluster: `jobs/run.py SAMPLE --filter --dedup` (ingest, clean, filter, dedup and
+    export in one application); and the same stages in local mode. One application for the five stages, not one
+    each: every spark-submit starts a driver and two executors (tens of seconds on 2 cores)."""
     base = cluster.base
-    cluster.submit("ingest", str(SAMPLE_WARC), "--out", str(base / "pages"), zip_path=zip_path)
     apps_before = {p.name for p in cluster.events.glob("app-*")}
-    cluster.submit("run", "--pages", str(base / "pages"), "--out", str(base / "run"), "--filter", "--dedup",
-                   zip_path=zip_path)
+    cluster.submit("run", str(SAMPLE_WARC), "--out", str(base / "run"), "--filter", "--dedup", zip_path=zip_path)
     (run_app,) = {p.name for p in cluster.events.glob("app-*")} - apps_before
 
     config = load_config(job_parser("x", "").parse_args([]))
@@ -77,7 +75,7 @@ def sample_runs(cluster, zip_path, spark) -> SimpleNamespace:
     clean.run(spark, str(local / "pages"), str(local / "documents"), config, Report("clean", config))
     quality_filter.run(spark, str(local / "documents"), str(local / "filtered"), config, Report("filter", config))
     dedup.run(spark, str(local / "filtered"), str(local / "deduped"), config, Report("dedup", config))
-    return SimpleNamespace(pages=base / "pages", run=base / "run", run_app=run_app, local=local)
+    return SimpleNamespace(pages=base / "run" / "pages", run=base / "run", run_app=run_app, local=local)
 
 
 def test_jobs_run_unchanged_on_a_standalone_cluster(cluster, sample_runs):
@@ -111,7 +109,7 @@ def test_the_corpus_stages_run_unchanged_on_the_cluster(sample_runs):
     assert len(on_cluster) == 60 and on_cluster == local
     assert any(r[1] for r in on_cluster)          # the rules removed something, so the filter UDF really ran
     report = json.loads((sample_runs.run / "_report.json").read_text())
-    assert set(report["stages"]) == {"clean", "filter", "dedup", "export"}
+    assert set(report["stages"]) == {"ingest", "clean", "filter", "dedup", "export"}
 
 
 def test_the_extract_job_runs_unchanged_on_the_cluster(cluster, zip_path, spark, shared_data):
