@@ -36,8 +36,24 @@ _MAX_SHARE = 5.0
 
 
 def held_by(folded: Sequence[str], output: str) -> np.ndarray:
-    """Which blocks (their texts white-space folded) an extractor's output text (folded too) holds, as bools."""
-    return np.fromiter((bool(t) and t in output for t in folded), dtype=bool, count=len(folded))
+    """Which blocks (their texts white-space folded) an extractor's output text (folded too) holds, as bools:
+    non-empty and a substring of `output`, wherever in it.
+
+    An extractor writes its text in page order, so each block is looked for from where the previous one held was
+    found, and only on a miss in the text before that point: the same answers as `t in output` for every block,
+    without scanning the whole output once per block (a 1,000-block page whose text the peer keeps whole cost
+    ~16 ms that way, 2026-12-07)."""
+    held = np.zeros(len(folded), dtype=bool)
+    start = 0
+    for i, text in enumerate(folded):
+        if not text:
+            continue
+        found = output.find(text, start)
+        if found >= 0:
+            held[i], start = True, found
+        else:  # out of page order: a match that begins before `start` ends before start + len(text)
+            held[i] = output.find(text, 0, start + len(text)) >= 0
+    return held
 
 
 def peer_columns(texts: Sequence[str], outputs: Sequence[str]) -> np.ndarray:

@@ -7,7 +7,7 @@ import pytest
 
 from pagesieve.models.blocknet import BlockNetModel
 from pagesieve.models.blocknet.model import INPUT_SETS, computed_names
-from pagesieve.models.blocknet.peers import PEER_INPUT_NAMES, PEERS, PeerVotes, peer_columns
+from pagesieve.models.blocknet.peers import PEER_INPUT_NAMES, PEERS, PeerVotes, held_by, peer_columns
 from pagesieve.models.blocknet.training import Recipe, TrainingPage, train
 from pagesieve.models.page import parse_page
 from pagesieve.models.registry import build_method
@@ -28,6 +28,18 @@ def test_a_block_gets_a_vote_from_each_peer_whose_output_holds_its_text():
     total = len("Main story text here.") + len("Home") + len("Comments (3)")
     assert cols[0, 1] == pytest.approx(len("Headline Main story text here. More") / total)
     assert cols[0, 3] == 0.0 and (cols[:, 1] == cols[0, 1]).all()   # the share is the page's, on every block
+
+
+def test_held_by_answers_as_a_substring_test_for_blocks_in_any_order():
+    output = "ab cd ef ab gh ij cd"
+    blocks = ["ab", "cd", "ab", "ij", "ef", "cd ef", "", "gh ij cd", "zz", "ab gh", "j cd", "ab cd ef ab gh ij cd x"]
+    assert held_by(blocks, output).tolist() == [bool(t) and t in output for t in blocks]
+    rng = np.random.default_rng(0)   # blocks cut from the output, shuffled, and some that are not in it
+    output = " ".join(rng.choice(["a", "b", "c", "dd"], size=400))
+    cuts = [output[i:i + n] for i, n in zip(rng.integers(0, 390, 300), rng.integers(1, 12, 300), strict=True)]
+    blocks = [c.strip() for c in cuts] + ["a a a a a a a a", "dd dd dd dd dd", "e"]
+    rng.shuffle(blocks)
+    assert held_by(blocks, output).tolist() == [bool(t) and t in output for t in blocks]
 
 
 def test_the_share_is_capped_and_an_empty_page_gives_no_rows():
